@@ -101,3 +101,14 @@ export interface Backend {
   compact(revision: number): Promise<void>;
   close(): Promise<void>;
 }
+
+/**
+ * The store itself failed (database busy past its timeout, disk full, I/O error, or the
+ * backend is closed). Not the caller's fault: `retryable` says whether trying again may help.
+ */
+export class StorageError extends Error {
+  constructor(message: string, readonly retryable: boolean, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = 'StorageError';
+  }
+}

@@ -1,0 +1,38 @@
+/** Latency recording and the figures every benchmark prints. */
+export class Latencies {
+  private readonly samples: number[] = [];
+  add(ms: number): void {
+    this.samples.push(ms);
+  }
+  get count(): number {
+    return this.samples.length;
+  }
+  percentile(p: number): number {
+    if (!this.samples.length) return NaN;
+    const sorted = [...this.samples].sort((a, b) => a - b);
+    return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
+  }
+  summary(): string {
+    return `p50 ${this.percentile(50).toFixed(2)} ms, p99 ${this.percentile(99).toFixed(2)} ms`;
+  }
+}
+
+/** Runs `total` operations with `concurrency` workers; returns ops/s and latencies. */
+export async function loadLoop(total: number, concurrency: number, op: (i: number) => Promise<void>): Promise<{ opsPerSec: number; latencies: Latencies; seconds: number }> {
+  const latencies = new Latencies();
+  let next = 0;
+  const started = performance.now();
+  await Promise.all(
+    Array.from({ length: concurrency }, async () => {
+      for (;;) {
+        const i = next++;
+        if (i >= total) return;
+        const t = performance.now();
+        await op(i);
+        latencies.add(performance.now() - t);
+      }
+    }),
+  );
+  const seconds = (performance.now() - started) / 1000;
+  return { opsPerSec: total / seconds, latencies, seconds };
+}

@@ -1,0 +1,55 @@
+/**
+ * Bearer-token authentication. The admin token is generated on first start into
+ * `<pki>/tokens.csv` (mode 0600, the kube-apiserver `--token-auth-file` format:
+ * `token,user,uid,"group1,group2"`); further lines may add users. Tokens are compared in
+ * constant time and never logged.
+ */
+import { randomBytes, timingSafeEqual, createHash } from 'node:crypto';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+
+export interface UserInfo {
+  readonly name: string;
+  readonly uid: string;
+  readonly groups: readonly string[];
+}
+
+export interface TokenAuthenticator {
+  /** The user for an `Authorization` header value, or undefined. */
+  authenticate(authorization: string | undefined): UserInfo | undefined;
+  readonly adminToken: string;
+}
+
+function digest(token: string): Buffer {
+  return createHash('sha256').update(token).digest();
+}
+
+function parseLine(line: string): { token: string; user: UserInfo } | undefined {
+  const m = /^([^,]+),([^,]+),([^,]+)(?:,"?([^"]*)"?)?$/.exec(line.trim());
+  if (!m) return undefined;
+  return { token: m[1]!, user: { name: m[2]!, uid: m[3]!, groups: m[4] ? m[4].split(',').map((g) => g.trim()).filter(Boolean) : [] } };
+}
+
+export function ensureTokenAuthenticator(pkiDir: string): TokenAuthenticator {
+  const file = join(pkiDir, 'tokens.csv');
+  if (!existsSync(file)) {
+    const token = randomBytes(32).toString('base64url');
+    writeFileSync(file, `${token},admin,admin,"system:masters,system:authenticated"\n`, { mode: 0o600 });
+  }
+  const entries = readFileSync(file, 'utf8').split('\n').map(parseLine).filter((e): e is NonNullable<typeof e> => e !== undefined);
+  if (entries.length === 0) throw new Error(`${file}: no token entries`);
+  const byDigest = entries.map((e) => ({ digest: digest(e.token), user: e.user }));
+  return {
+    adminToken: entries[0]!.token,
+    authenticate(authorization) {
+      if (!authorization) return undefined;
+      const m = /^Bearer\s+(\S+)\s*$/i.exec(authorization);
+      if (!m) return undefined;
+      const d = digest(m[1]!);
+      // Every entry is compared so the time taken does not reveal which one matched.
+      let found: UserInfo | undefined;
+      for (const e of byDigest) if (timingSafeEqual(e.digest, d)) found = e.user;
+      return found;
+    },
+  };
+}

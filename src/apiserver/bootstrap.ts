@@ -1,0 +1,115 @@
+/**
+ * Wiring between the generic store and the rest of the server: built-in schemas on the
+ * built-in definitions, the system namespaces, managedFields for non-apply writes,
+ * ClusterIP allocation for Services, and pod graceful deletion.
+ */
+import { builtinResolver, builtinSchemaFor } from '../api/builtin/schemas.ts';
+import { updateManagedFields } from './patch/managed-fields.ts';
+import { ApiError } from './errors.ts';
+import type { ResourceRegistry } from './registry/registry.ts';
+import { apiVersionOf, type KubeObject, type ResourceDefinition } from './registry/resource.ts';
+import type { ObjectStore, StoreHooks } from './registry/store.ts';
+
+export function attachBuiltinSchemas(defs: ResourceDefinition[]): ResourceDefinition[] {
+  return defs.map((d) => {
+    const found = builtinSchemaFor(d.group, d.version, d.kind);
+    return found ? { ...d, schema: { root: found.schema, resolve: builtinResolver }, openApiName: found.name } : d;
+  });
+}
+
+export const systemNamespaces = ['default', 'kube-system', 'kube-public', 'kube-node-lease'];
+
+export async function ensureSystemNamespaces(store: ObjectStore, registry: ResourceRegistry): Promise<void> {
+  const def = registry.lookup('', 'v1', 'namespaces')!;
+  for (const name of systemNamespaces) {
+    try {
+      await store.create(def, undefined, { apiVersion: 'v1', kind: 'Namespace', metadata: { name } }, { manager: 'kube-apiserver' });
+    } catch (e) {
+      if (!(e instanceof ApiError && e.reason === 'AlreadyExists')) throw e;
+    }
+  }
+}
+
+export const managedFieldsHook: NonNullable<StoreHooks['managedFields']> = (def, live, updated, ctx) => {
+  if (ctx.applied) return updated.metadata?.managedFields;
+  return updateManagedFields({
+    live,
+    updated,
+    manager: ctx.manager,
+    apiVersion: apiVersionOf(def),
+    now: new Date(),
+    subresource: ctx.subresource === 'status' ? 'status' : undefined,
+    schema: def.schema?.root,
+    resolve: def.schema?.resolve,
+  });
+};
+
+/** Service ClusterIPs come from 127.64.0.0/16 (ARCHITECTURE.md, "Addresses"): loopback, so they are real. */
+function randomClusterIp(): string {
+  const n = 1 + Math.floor(Math.random() * 65533);
+  return `127.64.${n >> 8}.${n & 255}`;
+}
+
+export function serviceAdmission(store: () => ObjectStore): NonNullable<StoreHooks['admitCreate']> {
+  return async (def, obj) => {
+    if (def.group !== '' || def.resource !== 'services') return;
+    const spec = obj.spec ?? {};
+    if (spec.type === 'ExternalName' || spec.clusterIP === 'None') {
+      if (spec.clusterIP === 'None') spec.clusterIPs = ['None'];
+      return;
+    }
+    const used = new Set<string>();
+    for (const s of (await store().list(def, undefined)).items) if (s.spec?.clusterIP) used.add(s.spec.clusterIP);
+    if (spec.clusterIP) {
+      if (!/^127\.64\.\d{1,3}\.\d{1,3}$/.test(spec.clusterIP)) {
+        throw ApiErrorInvalid(obj, 'spec.clusterIP', spec.clusterIP, 'provided IP is not in the valid range. The range of valid IPs is 127.64.0.0/16');
+      }
+      if (used.has(spec.clusterIP)) throw ApiErrorInvalid(obj, 'spec.clusterIP', spec.clusterIP, 'provided IP is already allocated');
+    } else {
+      let ip = randomClusterIp();
+      for (let i = 0; used.has(ip) && i < 1000; i++) ip = randomClusterIp();
+      spec.clusterIP = ip;
+    }
+    spec.clusterIPs = [spec.clusterIP];
+    spec.ipFamilies = ['IPv4'];
+    spec.ipFamilyPolicy = 'SingleStack';
+    if (spec.type === 'NodePort' || spec.type === 'LoadBalancer') {
+      const usedPorts = new Set<number>();
+      for (const s of (await store().list(def, undefined)).items) for (const p of s.spec?.ports ?? []) if (p.nodePort) usedPorts.add(p.nodePort);
+      for (const p of spec.ports ?? []) {
+        if (p.nodePort) continue;
+        let port = 30000 + Math.floor(Math.random() * 2768);
+        while (usedPorts.has(port)) port = 30000 + Math.floor(Math.random() * 2768);
+        usedPorts.add(port);
+        p.nodePort = port;
+      }
+    }
+    obj.spec = spec;
+  };
+}
+
+function ApiErrorInvalid(obj: KubeObject, field: string, value: unknown, detail: string): ApiError {
+  return new ApiError(422, 'Invalid', `Service "${obj.metadata?.name}" is invalid: ${field}: Invalid value: ${JSON.stringify(value)}: ${detail}`, {
+    name: obj.metadata?.name,
+    kind: 'Service',
+    causes: [{ reason: 'FieldValueInvalid', field, message: `Invalid value: ${JSON.stringify(value)}: ${detail}` }],
+  });
+}
+
+/**
+ * A pod bound to an existing node is deleted gracefully (its kubelet finishes the deletion);
+ * a pod that never reached a node, or whose node is gone, is deleted at once, as kube-apiserver does.
+ */
+export function gracefulDeletionHook(store: () => ObjectStore, registry: ResourceRegistry): NonNullable<StoreHooks['gracefulDeletionSeconds']> {
+  return async (def, obj, requested) => {
+    if (def.group !== '' || def.resource !== 'pods') return 0;
+    if (requested === 0) return 0;
+    const phase = obj.status?.phase;
+    if (!obj.spec?.nodeName || phase === 'Succeeded' || phase === 'Failed') return 0;
+    const nodeDef = registry.lookup('', 'v1', 'nodes')!;
+    const node = await store().getRaw(nodeDef, undefined, obj.spec.nodeName);
+    if (!node) return 0;
+    const grace = requested ?? obj.spec?.terminationGracePeriodSeconds ?? 30;
+    return Math.max(0, grace);
+  };
+}

@@ -1,0 +1,45 @@
+/** What every request handler needs: the store, the registry, and per-request parameters. */
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { UserInfo } from '../auth/tokens.ts';
+import type { ResourceRequest } from '../http/request-info.ts';
+import type { OutputFormat } from '../http/respond.ts';
+import type { ResourceRegistry } from '../registry/registry.ts';
+import type { KubeObject, ResourceDefinition } from '../registry/resource.ts';
+import type { FieldValidation, ObjectStore, WriteContext } from '../registry/store.ts';
+import type { WatchServerOptions } from '../watch.ts';
+
+/** Where `pods/log` reads container logs from (the kubelet's log files, once nodes exist). */
+export interface LogSource {
+  open(pod: KubeObject, container: string, opts: { previous: boolean; tailLines?: number; follow: boolean; timestamps: boolean; signal: AbortSignal }): Promise<AsyncIterable<Buffer | string> | undefined>;
+}
+
+export interface ServerContext {
+  readonly store: ObjectStore;
+  readonly registry: ResourceRegistry;
+  readonly watch: WatchServerOptions;
+  readonly logs?: LogSource;
+  /** Renders objects for `Accept: ...;as=Table`. */
+  toTable(def: ResourceDefinition, objects: KubeObject[], includeObject: string | null, listMeta: Record<string, unknown>, version: string): unknown;
+}
+
+export interface RequestScope {
+  readonly req: IncomingMessage;
+  readonly res: ServerResponse;
+  readonly url: URL;
+  readonly info: ResourceRequest;
+  readonly def: ResourceDefinition;
+  readonly user: UserInfo | undefined;
+  readonly format: OutputFormat;
+  readonly warnings: string[];
+}
+
+export function writeContext(scope: RequestScope, subresource?: 'status'): WriteContext {
+  const q = scope.url.searchParams;
+  const fv = q.get('fieldValidation');
+  let fieldValidation: FieldValidation = 'Warn';
+  if (fv === 'Strict' || fv === 'Ignore' || fv === 'Warn') fieldValidation = fv;
+  const ua = scope.req.headers['user-agent'] ?? 'unknown';
+  // As kube-apiserver: without fieldManager, the manager is the user agent's program name.
+  const manager = q.get('fieldManager') || ua.split('/')[0]!.slice(0, 128) || 'unknown';
+  return { manager, dryRun: q.getAll('dryRun').includes('All'), fieldValidation, warnings: scope.warnings, subresource };
+}

@@ -1,0 +1,84 @@
+/**
+ * Writing responses: JSON (or YAML) bodies, `Status` errors, `Warning` headers, and content
+ * negotiation of the `Accept` header (JSON, YAML, server-side Table, PartialObjectMetadata),
+ * answering JSON when a client prefers protobuf, as kubectl describe does.
+ */
+import type { ServerResponse } from 'node:http';
+import { stringify as toYaml } from 'yaml';
+import { ApiError, type Status } from '../errors.ts';
+
+export type OutputFormat =
+  | { readonly kind: 'json' }
+  | { readonly kind: 'yaml' }
+  | { readonly kind: 'table'; readonly version: 'v1' | 'v1beta1' }
+  | { readonly kind: 'metadata'; readonly version: 'v1' | 'v1beta1' };
+
+interface MediaRange {
+  type: string;
+  params: Record<string, string>;
+}
+
+function parseAccept(accept: string): MediaRange[] {
+  return accept.split(',').map((part) => {
+    const [type, ...params] = part.split(';').map((s) => s.trim());
+    const p: Record<string, string> = {};
+    for (const kv of params) {
+      const eq = kv.indexOf('=');
+      if (eq > 0) p[kv.slice(0, eq).trim()] = kv.slice(eq + 1).trim();
+    }
+    return { type: (type ?? '').toLowerCase(), params: p };
+  });
+}
+
+/** The first format in the client's list we can produce; undefined when none. */
+export function negotiate(accept: string | undefined): OutputFormat | undefined {
+  if (!accept) return { kind: 'json' };
+  for (const r of parseAccept(accept)) {
+    const as = r.params.as;
+    if (r.type === 'application/json' && as) {
+      const g = r.params.g;
+      const v = r.params.v === 'v1beta1' ? 'v1beta1' : 'v1';
+      if (as === 'Table' && g === 'meta.k8s.io') return { kind: 'table', version: v };
+      if ((as === 'PartialObjectMetadata' || as === 'PartialObjectMetadataList') && g === 'meta.k8s.io') return { kind: 'metadata', version: v };
+      continue;
+    }
+    if (r.type === 'application/json' || r.type === '*/*' || r.type === 'application/*' || r.type === 'application/json-patch+json' || r.type === 'application/merge-patch+json') return { kind: 'json' };
+    if (r.type === 'application/yaml') return { kind: 'yaml' };
+  }
+  // kubectl describe asks for protobuf first and JSON second; a protobuf-only client still gets JSON.
+  if (parseAccept(accept).some((r) => r.type === 'application/vnd.kubernetes.protobuf')) return { kind: 'json' };
+  return undefined;
+}
+
+export function writeBody(res: ServerResponse, code: number, body: unknown, format: OutputFormat = { kind: 'json' }, contentType?: string): void {
+  if (res.headersSent) return;
+  let text: string;
+  let type: string;
+  if (format.kind === 'yaml') {
+    text = toYaml(body, { version: '1.1' });
+    type = 'application/yaml';
+  } else {
+    text = JSON.stringify(body);
+    type = contentType ?? 'application/json';
+  }
+  res.writeHead(code, { 'Content-Type': type, 'Content-Length': Buffer.byteLength(text), 'Cache-Control': 'no-cache, private' });
+  res.end(text);
+}
+
+export function writeRaw(res: ServerResponse, code: number, text: string, contentType: string): void {
+  if (res.headersSent) return;
+  res.writeHead(code, { 'Content-Type': contentType, 'Content-Length': Buffer.byteLength(text), 'Cache-Control': 'no-cache, private' });
+  res.end(text);
+}
+
+export function writeError(res: ServerResponse, err: ApiError): void {
+  const status: Status = err.toStatus();
+  if (err.details?.retryAfterSeconds && !res.headersSent) res.setHeader('Retry-After', String(err.details.retryAfterSeconds));
+  writeBody(res, err.code, status);
+}
+
+/** Kubernetes `Warning` headers: `299 - "message"`. */
+export function addWarnings(res: ServerResponse, warnings: readonly string[]): void {
+  if (!warnings.length || res.headersSent) return;
+  res.setHeader('Warning', warnings.map((w) => `299 - ${JSON.stringify(w.replace(/[\r\n]+/g, ' '))}`));
+}

@@ -1,0 +1,85 @@
+/**
+ * The built-in resources Shipyard serves, with their scope, short names, categories,
+ * subresources and strategies as kube-apiserver has them.
+ */
+import type { FieldAccessor, ResourceDefinition, Strategy, Subresources } from '../resource.ts';
+import { daemonSetStrategy, deploymentStrategy, pdbStrategy, replicaSetStrategy } from './apps-strategies.ts';
+import { configMapStrategy, eventStrategy, namespaceStrategy, nodeStrategy, plainStrategy, podStrategy, secretStrategy, serviceStrategy } from './core-strategies.ts';
+import { crdStrategy } from './crd-strategy.ts';
+import { coreEventToEventsV1, eventsV1ToCoreEvent } from './event-conversion.ts';
+import { eventFieldAccessors, namespaceFieldAccessors, nodeFieldAccessors, podFieldAccessors, secretFieldAccessors } from '../../selectors/field-selector.ts';
+
+interface BuiltinSpec {
+  group?: string;
+  version?: string;
+  resource: string;
+  kind: string;
+  namespaced: boolean;
+  shortNames?: string[];
+  categories?: string[];
+  subresources?: Subresources;
+  strategy: Strategy;
+  fieldAccessors?: Record<string, FieldAccessor>;
+  storagePrefix?: string;
+  storageVersion?: string;
+  conversion?: ResourceDefinition['conversion'];
+}
+
+function builtin(s: BuiltinSpec): ResourceDefinition {
+  const group = s.group ?? '';
+  const version = s.version ?? 'v1';
+  return {
+    group,
+    version,
+    resource: s.resource,
+    kind: s.kind,
+    listKind: `${s.kind}List`,
+    singular: s.kind.toLowerCase(),
+    namespaced: s.namespaced,
+    shortNames: s.shortNames ?? [],
+    categories: s.categories ?? [],
+    storagePrefix: s.storagePrefix ?? `${group || 'core'}/${s.resource}`,
+    storageVersion: s.storageVersion ?? (group ? `${group}/${version}` : version),
+    subresources: s.subresources ?? {},
+    strategy: s.strategy,
+    fieldAccessors: s.fieldAccessors ?? {},
+    strategicMerge: true,
+    served: true,
+    conversion: s.conversion,
+  };
+}
+
+const replicasScale = { specReplicasPath: '.spec.replicas', statusReplicasPath: '.status.replicas', labelSelectorPath: '.status.selector' };
+
+export function builtinResources(): ResourceDefinition[] {
+  return [
+    builtin({ resource: 'namespaces', kind: 'Namespace', namespaced: false, shortNames: ['ns'], subresources: { status: true, finalize: true }, strategy: namespaceStrategy, fieldAccessors: namespaceFieldAccessors }),
+    builtin({ resource: 'nodes', kind: 'Node', namespaced: false, shortNames: ['no'], subresources: { status: true }, strategy: nodeStrategy, fieldAccessors: nodeFieldAccessors }),
+    builtin({ resource: 'pods', kind: 'Pod', namespaced: true, shortNames: ['po'], categories: ['all'], subresources: { status: true, binding: true, eviction: true, log: true }, strategy: podStrategy, fieldAccessors: podFieldAccessors }),
+    builtin({ resource: 'configmaps', kind: 'ConfigMap', namespaced: true, shortNames: ['cm'], strategy: configMapStrategy }),
+    builtin({ resource: 'secrets', kind: 'Secret', namespaced: true, strategy: secretStrategy, fieldAccessors: secretFieldAccessors }),
+    builtin({ resource: 'services', kind: 'Service', namespaced: true, shortNames: ['svc'], categories: ['all'], subresources: { status: true }, strategy: serviceStrategy }),
+    builtin({ resource: 'endpoints', kind: 'Endpoints', namespaced: true, shortNames: ['ep'], strategy: plainStrategy }),
+    builtin({ resource: 'events', kind: 'Event', namespaced: true, shortNames: ['ev'], strategy: eventStrategy, fieldAccessors: eventFieldAccessors }),
+    builtin({ resource: 'serviceaccounts', kind: 'ServiceAccount', namespaced: true, shortNames: ['sa'], strategy: plainStrategy }),
+    builtin({ group: 'apps', resource: 'deployments', kind: 'Deployment', namespaced: true, shortNames: ['deploy'], categories: ['all'], subresources: { status: true, scale: replicasScale }, strategy: deploymentStrategy }),
+    builtin({ group: 'apps', resource: 'replicasets', kind: 'ReplicaSet', namespaced: true, shortNames: ['rs'], categories: ['all'], subresources: { status: true, scale: replicasScale }, strategy: replicaSetStrategy }),
+    builtin({ group: 'apps', resource: 'daemonsets', kind: 'DaemonSet', namespaced: true, shortNames: ['ds'], categories: ['all'], subresources: { status: true }, strategy: daemonSetStrategy }),
+    builtin({ group: 'policy', resource: 'poddisruptionbudgets', kind: 'PodDisruptionBudget', namespaced: true, shortNames: ['pdb'], subresources: { status: true }, strategy: pdbStrategy }),
+    builtin({ group: 'coordination.k8s.io', resource: 'leases', kind: 'Lease', namespaced: true, strategy: plainStrategy }),
+    builtin({
+      group: 'events.k8s.io',
+      resource: 'events',
+      kind: 'Event',
+      namespaced: true,
+      shortNames: ['ev'],
+      strategy: eventStrategy,
+      fieldAccessors: eventFieldAccessors,
+      // One storage for both Event APIs, as kube-apiserver keeps them: stored as core/v1.
+      storagePrefix: 'core/events',
+      storageVersion: 'v1',
+      conversion: { toStorage: eventsV1ToCoreEvent, fromStorage: coreEventToEventsV1 },
+    }),
+    builtin({ group: 'apiextensions.k8s.io', resource: 'customresourcedefinitions', kind: 'CustomResourceDefinition', namespaced: false, shortNames: ['crd', 'crds'], categories: ['api-extensions'], subresources: { status: true }, strategy: crdStrategy }),
+  ];
+}

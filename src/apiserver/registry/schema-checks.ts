@@ -1,0 +1,53 @@
+/**
+ * Schema work on a write, before the strategy validates: for custom resources, defaulting,
+ * pruning of unknown fields and structural-schema validation; for built-ins, dropping unknown
+ * fields. Unknown fields are an error under `fieldValidation=Strict` (400, as kube's strict
+ * decoder answers), a `Warning` header under `Warn`, and silently dropped under `Ignore`.
+ */
+import type { FieldError } from '../../api/field-errors.ts';
+import { findUnknownFields } from '../../api/builtin/unknown-fields.ts';
+import { applyDefaults } from '../crd/defaulting.ts';
+import { pruneObject } from '../crd/prune.ts';
+import { validateCustomObject } from '../crd/validate-object.ts';
+import { errors } from '../errors.ts';
+import type { KubeObject, ResourceDefinition } from './resource.ts';
+import type { WriteContext } from './store.ts';
+
+function reportUnknown(paths: readonly string[], ctx: WriteContext): void {
+  if (!paths.length) return;
+  if (ctx.fieldValidation === 'Strict') {
+    throw errors.badRequest(
+      `strict decoding error: ${paths.map((p) => `unknown field "${p}"`).join(', ')}`,
+      paths.map((p) => ({ reason: 'FieldValueInvalid', field: p, message: 'unknown field' })),
+    );
+  }
+  if (ctx.fieldValidation !== 'Ignore') ctx.warnings?.push(...paths.map((p) => `unknown field "${p}"`));
+}
+
+/** Removes the field at a path such as `spec.template.spec.containers[0].imagee`. */
+export function removePath(obj: KubeObject, path: string): void {
+  const segments: Array<string | number> = [];
+  for (const m of path.matchAll(/([^.[\]]+)|\[(\d+)\]/g)) segments.push(m[2] !== undefined ? Number(m[2]) : m[1]!);
+  let cur: unknown = obj;
+  for (const s of segments.slice(0, -1)) {
+    if (typeof cur !== 'object' || cur === null) return;
+    cur = (cur as Record<string | number, unknown>)[s];
+  }
+  const last = segments[segments.length - 1];
+  if (typeof cur === 'object' && cur !== null && last !== undefined) delete (cur as Record<string | number, unknown>)[last];
+}
+
+export function checkSchema(def: ResourceDefinition, obj: KubeObject, ctx: WriteContext): FieldError[] {
+  if (!def.schema) return [];
+  if (def.crd) {
+    const schema = def.schema.root;
+    applyDefaults(obj, schema);
+    const { pruned } = pruneObject(obj, schema);
+    reportUnknown(pruned, ctx);
+    return validateCustomObject(obj, schema);
+  }
+  const unknown = findUnknownFields(obj, def.schema.root, def.schema.resolve);
+  reportUnknown(unknown, ctx);
+  for (const p of unknown) removePath(obj, p);
+  return [];
+}

@@ -1,0 +1,158 @@
+/**
+ * Routes one request: authentication, then the non-resource endpoints (health, version,
+ * metrics, OpenAPI, discovery) or a resource request dispatched by verb and subresource.
+ */
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { TokenAuthenticator } from './auth/tokens.ts';
+import { aggregatedContentType, aggregatedContentTypeBeta, wantsAggregated, type Discovery } from './discovery/discovery.ts';
+import { ApiError, errors } from './errors.ts';
+import type { RequestScope, ServerContext } from './handlers/context.ts';
+import { handleEviction } from './handlers/eviction.ts';
+import { handleBinding, handleFinalize, handleLog } from './handlers/pod-subresources.ts';
+import { handleCreate, handleDelete, handleDeleteCollection, handleGet, handleList, handlePatch, handleUpdate, handleWatch } from './handlers/resource.ts';
+import { handleScale } from './handlers/scale.ts';
+import { parseRequestInfo, type ResourceRequest } from './http/request-info.ts';
+import { negotiate, writeBody, writeRaw } from './http/respond.ts';
+import type { ApiServerMetrics } from './metrics.ts';
+import type { OpenApiService } from './openapi-service.ts';
+
+export interface RouterDeps {
+  readonly ctx: ServerContext;
+  readonly auth: TokenAuthenticator;
+  readonly discovery: Discovery;
+  readonly openapi: OpenApiService;
+  readonly metrics: ApiServerMetrics;
+  readonly version: object;
+  readonly serverAddress: () => string;
+}
+
+const publicPaths = new Set(['/healthz', '/livez', '/readyz', '/version', '/healthz/ping', '/livez/ping', '/readyz/ping']);
+
+function notFound(): ApiError {
+  return new ApiError(404, 'NotFound', 'the server could not find the requested resource', {});
+}
+
+export async function routeRequest(req: IncomingMessage, res: ServerResponse, deps: RouterDeps, label: (verb: string, resource: string) => void): Promise<void> {
+  let url: URL;
+  try {
+    url = new URL(req.url ?? '/', 'https://localhost');
+  } catch {
+    throw errors.badRequest(`malformed request URL ${JSON.stringify(req.url)}`);
+  }
+  const path = url.pathname.length > 1 ? url.pathname.replace(/\/+$/, '') : url.pathname;
+  const user = deps.auth.authenticate(req.headers.authorization);
+  if (!user && !publicPaths.has(path)) {
+    req.resume();
+    throw errors.unauthorized();
+  }
+  if (publicPaths.has(path)) {
+    label('get', path);
+    if (path === '/version') return writeBody(res, 200, deps.version);
+    return writeRaw(res, 200, 'ok', 'text/plain; charset=utf-8');
+  }
+  if (path === '/metrics') {
+    label('get', '/metrics');
+    return writeRaw(res, 200, await deps.metrics.registry.metrics(), deps.metrics.registry.contentType);
+  }
+  if (path === '/openapi/v2') {
+    label('get', '/openapi/v2');
+    const accept = req.headers.accept ?? '';
+    // kubectl asks v2 with a protobuf-only Accept; it must get 404, not JSON it cannot parse.
+    if (accept && !/application\/json|\*\/\*/.test(accept)) throw notFound();
+    return writeRaw(res, 200, deps.openapi.v2(), 'application/json');
+  }
+  if (path === '/openapi/v3' || path.startsWith('/openapi/v3/')) {
+    label('get', '/openapi/v3');
+    const gv = path === '/openapi/v3' ? undefined : path.slice('/openapi/v3/'.length);
+    const doc = gv === undefined ? deps.openapi.v3Root() : deps.openapi.v3(gv);
+    if (doc === undefined) throw notFound();
+    return writeRaw(res, 200, doc, 'application/json');
+  }
+  const info = parseRequestInfo(req.method ?? 'GET', path, url.searchParams);
+  if (info.kind === 'nonresource') {
+    label(req.method?.toLowerCase() ?? 'get', 'nonresource');
+    throw notFound();
+  }
+  if (info.kind === 'discovery') {
+    label('get', 'discovery');
+    if (req.method !== 'GET' && req.method !== 'HEAD') throw errors.methodNotAllowed(req.method ?? '', path);
+    const accept = req.headers.accept;
+    const d = deps.discovery;
+    if (!info.version && (info.legacy || !info.group)) {
+      const aggregated = wantsAggregated(accept);
+      if (aggregated) return writeRaw(res, 200, d.aggregated(info.legacy, aggregated), aggregated === 'v2' ? aggregatedContentType : aggregatedContentTypeBeta);
+      return writeBody(res, 200, info.legacy ? d.apiVersions(deps.serverAddress()) : d.apiGroupList());
+    }
+    if (!info.version) {
+      const doc = d.apiGroupDoc(info.group!);
+      if (!doc) throw notFound();
+      return writeBody(res, 200, doc);
+    }
+    const list = d.apiResourceList(info.group ?? '', info.version);
+    if (!list) throw notFound();
+    return writeBody(res, 200, list);
+  }
+  await routeResource(req, res, deps, info, url, label);
+}
+
+async function routeResource(req: IncomingMessage, res: ServerResponse, deps: RouterDeps, info: ResourceRequest, url: URL, label: (verb: string, resource: string) => void): Promise<void> {
+  const { ctx } = deps;
+  label(info.verb, info.subresource ? `${info.resource}/${info.subresource}` : info.resource);
+  const def = ctx.registry.lookup(info.group, info.version, info.resource);
+  if (!def || !def.served) {
+    req.resume();
+    throw notFound();
+  }
+  if (!def.namespaced && info.namespace) throw notFound();
+  if (def.namespaced && info.name && !info.namespace) throw notFound();
+  const format = negotiate(req.headers.accept);
+  if (!format) throw errors.notAcceptable(req.headers.accept ?? '');
+  const scope: RequestScope = { req, res, url, info, def, user: deps.auth.authenticate(req.headers.authorization), format, warnings: [] };
+  const sub = info.subresource;
+  if (!sub) {
+    switch (info.verb) {
+      case 'get':
+        return handleGet(scope, ctx);
+      case 'list':
+        return handleList(scope, ctx);
+      case 'watch':
+        return handleWatch(scope, ctx);
+      case 'create':
+        return handleCreate(scope, ctx);
+      case 'update':
+        return handleUpdate(scope, ctx);
+      case 'patch':
+        return handlePatch(scope, ctx);
+      case 'delete':
+        return handleDelete(scope, ctx);
+      case 'deletecollection':
+        return handleDeleteCollection(scope, ctx);
+    }
+  }
+  const s = def.subresources;
+  const method = req.method ?? '';
+  if (sub === 'status' && s.status) {
+    if (info.verb === 'get') return handleGet(scope, ctx);
+    if (info.verb === 'update') return handleUpdate(scope, ctx, 'status');
+    if (info.verb === 'patch') return handlePatch(scope, ctx, 'status');
+    throw errors.methodNotAllowed(method, `${def.resource}/status`);
+  }
+  if (sub === 'scale' && s.scale) return handleScale(scope, ctx);
+  if (sub === 'eviction' && s.eviction) {
+    if (info.verb !== 'create') throw errors.methodNotAllowed(method, `${def.resource}/eviction`);
+    return handleEviction(scope, ctx);
+  }
+  if (sub === 'binding' && s.binding) {
+    if (info.verb !== 'create') throw errors.methodNotAllowed(method, `${def.resource}/binding`);
+    return handleBinding(scope, ctx);
+  }
+  if (sub === 'log' && s.log) {
+    if (info.verb !== 'get') throw errors.methodNotAllowed(method, `${def.resource}/log`);
+    return handleLog(scope, ctx);
+  }
+  if (sub === 'finalize' && s.finalize) {
+    if (info.verb !== 'update') throw errors.methodNotAllowed(method, `${def.resource}/finalize`);
+    return handleFinalize(scope, ctx);
+  }
+  throw notFound();
+}

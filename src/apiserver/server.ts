@@ -1,0 +1,212 @@
+/**
+ * The embedded Kubernetes-compatible API server: HTTPS with bearer-token authentication on
+ * a revisioned SQLite store, serving the built-in resources and CustomResourceDefinitions
+ * to unmodified kubectl and @kubernetes/client-node. `startApiServer` creates the data
+ * directory's PKI, admin token and kubeconfig on first start and resumes them afterwards.
+ */
+import { mkdirSync } from 'node:fs';
+import { createServer, type Server } from 'node:https';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
+import pino, { type Logger } from 'pino';
+import { openSqliteBackend } from '../storage/sqlite.ts';
+import type { Backend } from '../storage/types.ts';
+import { writeKubeconfig } from './auth/kubeconfig.ts';
+import { ensureServingPki } from './auth/pki.ts';
+import { ensureTokenAuthenticator, type TokenAuthenticator } from './auth/tokens.ts';
+import { CrdController } from './controllers/crd-controller.ts';
+import { DisruptionController } from './controllers/disruption-controller.ts';
+import { StoreEventSource } from './controllers/event-source.ts';
+import { GarbageCollector } from './controllers/garbage-collector.ts';
+import { NamespaceController } from './controllers/namespace-controller.ts';
+import { Discovery } from './discovery/discovery.ts';
+import { ApiError, errors } from './errors.ts';
+import type { LogSource, ServerContext } from './handlers/context.ts';
+import { attachBuiltinSchemas, ensureSystemNamespaces, managedFieldsHook, gracefulDeletionHook, serviceAdmission } from './bootstrap.ts';
+import { writeError } from './http/respond.ts';
+import { ApiServerMetrics } from './metrics.ts';
+import { OpenApiService } from './openapi-service.ts';
+import { builtinResources } from './registry/builtin/catalogue.ts';
+import { ResourceRegistry } from './registry/registry.ts';
+import { checkSchema } from './registry/schema-checks.ts';
+import { ObjectStore } from './registry/store.ts';
+import { routeRequest } from './router.ts';
+import { renderTable } from './tables-service.ts';
+
+export interface ApiServerOptions {
+  readonly dataDir: string;
+  /** 0 picks a free port. */
+  readonly port?: number;
+  readonly bind?: string;
+  readonly logger?: Logger;
+  /** Extra SANs for the serving certificate (load balancer, node IPs, ClusterIP). */
+  readonly dnsNames?: readonly string[];
+  readonly ipAddresses?: readonly string[];
+  /** The URL written into the kubeconfig (defaults to https://<bind>:<port>). */
+  readonly advertiseUrl?: string;
+  readonly bookmarkIntervalMs?: number;
+  /** Automatic compaction: how often, and how many revisions to keep. 0 disables. */
+  readonly compactionIntervalMs?: number;
+  readonly compactionKeepRevisions?: number;
+  readonly logs?: LogSource;
+}
+
+export interface RunningApiServer {
+  readonly url: string;
+  readonly port: number;
+  readonly kubeconfigPath: string;
+  readonly caCertPem: string;
+  readonly adminToken: string;
+  readonly backend: Backend;
+  readonly registry: ResourceRegistry;
+  readonly store: ObjectStore;
+  readonly metrics: ApiServerMetrics;
+  close(): Promise<void>;
+}
+
+export const serverVersion = {
+  major: '1',
+  minor: '32',
+  gitVersion: 'v1.32.0-shipyard',
+  gitCommit: '0000000000000000000000000000000000000000',
+  gitTreeState: 'clean',
+  buildDate: '2026-11-23T00:00:00Z',
+  goVersion: 'go1.23.0',
+  compiler: 'gc',
+  platform: 'linux/amd64',
+};
+
+function defaultLogger(): Logger {
+  return pino({ level: process.env.SHIPYARD_LOG_LEVEL ?? 'info', redact: { paths: ['req.headers.authorization', '*.token', '*.adminToken', 'token'], censor: '[redacted]' } }, pino.destination(2));
+}
+
+export async function startApiServer(options: ApiServerOptions): Promise<RunningApiServer> {
+  const log = options.logger ?? defaultLogger();
+  const dataDir = options.dataDir;
+  mkdirSync(dataDir, { recursive: true, mode: 0o700 });
+  const pkiDir = join(dataDir, 'pki');
+  const pki = await ensureServingPki(pkiDir, { dnsNames: options.dnsNames, ipAddresses: options.ipAddresses });
+  const auth: TokenAuthenticator = ensureTokenAuthenticator(pkiDir);
+  mkdirSync(join(dataDir, 'store'), { recursive: true, mode: 0o700 });
+  const backend = await openSqliteBackend({ path: join(dataDir, 'store', 'state.db') });
+
+  const registry = new ResourceRegistry();
+  registry.register(attachBuiltinSchemas(builtinResources()));
+  const store = new ObjectStore(backend, registry, {
+    checkSchema,
+    managedFields: managedFieldsHook,
+    admitCreate: serviceAdmission(() => store),
+    gracefulDeletionSeconds: gracefulDeletionHook(() => store, registry),
+  });
+  const metrics = new ApiServerMetrics(() => backend.currentRevision());
+  const discovery = new Discovery(registry);
+  const openapi = new OpenApiService(registry, discovery);
+
+  const onControllerError = (controller: string) => (key: string, err: unknown) => {
+    if (err instanceof ApiError && (err.reason === 'Conflict' || err.reason === 'NotFound')) log.debug({ controller, key, err: err.message }, 'retrying');
+    else log.warn({ controller, key, err: err instanceof Error ? err.message : String(err) }, 'controller sync failed; retrying');
+  };
+  const lifetime = new AbortController();
+  const events = new StoreEventSource(store, registry, (err) => log.error({ err }, 'store event source failed'));
+  const crds = new CrdController(store, registry, onControllerError('crd'));
+  const gc = new GarbageCollector(store, registry, onControllerError('garbage-collector'));
+  const namespaces = new NamespaceController(store, registry, onControllerError('namespace'));
+  const disruption = new DisruptionController(store, registry, onControllerError('disruption'));
+  const startRevision = await backend.currentRevision();
+  await events.start(startRevision, lifetime.signal);
+  await crds.start(events);
+  await ensureSystemNamespaces(store, registry);
+  await gc.start(events);
+  await namespaces.start(events);
+  await disruption.start(events);
+
+  const ctx: ServerContext = {
+    store,
+    registry,
+    logs: options.logs,
+    watch: {
+      bookmarkIntervalMs: options.bookmarkIntervalMs ?? 60_000,
+      maxBufferedBytes: 64 * 1024 * 1024,
+      onOpen: (def) => metrics.watchers.inc({ resource: def.resource }),
+      onClose: (def) => metrics.watchers.dec({ resource: def.resource }),
+    },
+    toTable: renderTable,
+  };
+
+  let compactionTimer: NodeJS.Timeout | undefined;
+  const keep = options.compactionKeepRevisions ?? 10_000;
+  const interval = options.compactionIntervalMs ?? 5 * 60_000;
+  if (interval > 0) {
+    compactionTimer = setInterval(() => {
+      void (async () => {
+        const current = await backend.currentRevision();
+        const target = current - keep;
+        if (target > (await backend.compactRevision())) await backend.compact(target);
+      })().catch((err) => log.warn({ err: (err as Error).message }, 'compaction failed'));
+    }, interval);
+    compactionTimer.unref();
+  }
+
+  let address = '';
+  const handler = (req: IncomingMessage, res: ServerResponse): void => {
+    const started = process.hrtime.bigint();
+    let verb = 'unknown';
+    let resource = '';
+    res.on('finish', () => {
+      metrics.requests.inc({ verb, resource, code: String(res.statusCode) });
+      if (verb !== 'watch') metrics.latency.observe({ verb, resource }, Number(process.hrtime.bigint() - started) / 1e9);
+    });
+    routeRequest(req, res, { ctx, auth, discovery, openapi, metrics, version: serverVersion, serverAddress: () => address }, (v, r) => {
+      verb = v;
+      resource = r;
+    }).catch((err: unknown) => {
+      if (err instanceof ApiError) {
+        writeError(res, err);
+        return;
+      }
+      log.error({ err, method: req.method, url: req.url }, 'request failed');
+      if (!res.headersSent) writeError(res, errors.internal(err instanceof Error ? err.message : String(err)));
+      else res.destroy();
+    });
+  };
+
+  const server: Server = createServer({ cert: pki.certPem, key: pki.keyPem, keepAliveTimeout: 65_000, requestTimeout: 0, headersTimeout: 60_000 }, handler);
+  server.on('clientError', (err, socket) => {
+    if (socket.writable) socket.end('HTTP/1.1 400 Bad Request\r\nConnection: close\r\n\r\n');
+    log.debug({ err: err.message }, 'client error');
+  });
+  const bind = options.bind ?? '127.0.0.1';
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(options.port ?? 6443, bind, () => resolve());
+  });
+  const port = (server.address() as AddressInfo).port;
+  address = `${bind}:${port}`;
+  const url = options.advertiseUrl ?? `https://${bind}:${port}`;
+  const kubeconfigPath = join(dataDir, 'kubeconfig');
+  writeKubeconfig(kubeconfigPath, { server: url, caCertPem: pki.caCertPem, token: auth.adminToken });
+  log.info({ url, dataDir }, 'API server listening');
+
+  return {
+    url,
+    port,
+    kubeconfigPath,
+    caCertPem: pki.caCertPem,
+    adminToken: auth.adminToken,
+    backend,
+    registry,
+    store,
+    metrics,
+    async close() {
+      lifetime.abort();
+      if (compactionTimer) clearInterval(compactionTimer);
+      for (const c of [crds, gc, namespaces, disruption]) c.stop();
+      await new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      });
+      await backend.close();
+    },
+  };
+}

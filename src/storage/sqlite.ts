@@ -1,0 +1,306 @@
+/**
+ * The default storage backend: the revision log in one SQLite file (better-sqlite3, WAL mode),
+ * shaped as kine shapes it. Two connections: writes go through one connection and group commit
+ * (see group-commit.ts); reads use the other, so they only ever see committed data. The watch
+ * hub (watch-hub.ts) gets each committed batch straight from the write path.
+ *
+ * This process is expected to be the only writer, but another process writing the same file is
+ * tolerated: SQLite serialises the writers, the schema arbitrates compare-and-swap, reads go to
+ * the file, and the hub's poll picks up the other writer's rows.
+ */
+import { mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
+import Database from 'better-sqlite3';
+import {
+  CompactedError,
+  FutureRevisionError,
+  type Backend,
+  type KeyValue,
+  type ListOptions,
+  type ListResult,
+  type WatchOptions,
+  type WriteResult,
+} from './types.ts';
+import {
+  configure,
+  KEY_END,
+  readStatements,
+  writeStatements,
+  type InsertParams,
+  type LatestRow,
+  type ReadStatements,
+  type WriteStatements,
+} from './schema.ts';
+import { GroupCommit, type JobOutcome } from './group-commit.ts';
+import { toKeyValue, toWatchEvent } from './log-row.ts';
+import { closedError, isUniqueViolation, translateSqliteError } from './sqlite-errors.ts';
+import { WatchHub } from './watch-hub.ts';
+
+export interface SqliteBackendOptions {
+  /** The database file (its directory is created). */
+  path: string;
+  /** How long a statement waits for another process's lock before failing, in ms (default 5000). */
+  busyTimeoutMs?: number;
+  /** Events the watch hub keeps in memory for replay (default 10,000). */
+  watchRingSize?: number;
+  /** How often the watch hub looks for other processes' writes, in ms (default 1000; 0 = never). */
+  pollIntervalMs?: number;
+  /** Rows per watch-replay read and per replayed batch (default 500). */
+  replayPageSize?: number;
+  /** Revisions compacted per transaction, so a big compaction does not hold the write lock for long (default 1000). */
+  compactBatchSize?: number;
+}
+
+export async function openSqliteBackend(options: SqliteBackendOptions): Promise<Backend> {
+  return SqliteBackend.open(options);
+}
+
+type Write = JobOutcome<WriteResult>;
+
+class SqliteBackend implements Backend {
+  private readonly writes: GroupCommit;
+  private readonly hub: WatchHub;
+  private closing: Promise<void> | undefined;
+
+  static open(options: SqliteBackendOptions): SqliteBackend {
+    if (!options.path || options.path === ':memory:') {
+      throw new TypeError('openSqliteBackend: path must be a file (reads use a second connection)');
+    }
+    mkdirSync(dirname(options.path), { recursive: true });
+    const busyTimeoutMs = options.busyTimeoutMs ?? 5000;
+    const writer = new Database(options.path);
+    let reader: Database.Database | undefined;
+    try {
+      configure(writer, { busyTimeoutMs, writer: true });
+      reader = new Database(options.path);
+      configure(reader, { busyTimeoutMs, writer: false });
+      return new SqliteBackend(writer, reader, options);
+    } catch (e) {
+      reader?.close();
+      writer.close();
+      throw translateSqliteError(e, 'open');
+    }
+  }
+
+  private readonly r: ReadStatements;
+  private readonly w: WriteStatements;
+  private readonly compactBatchSize: number;
+
+  private constructor(
+    private readonly writer: Database.Database,
+    private readonly reader: Database.Database,
+    options: SqliteBackendOptions,
+  ) {
+    this.r = readStatements(reader);
+    this.w = writeStatements(writer);
+    this.compactBatchSize = Math.max(1, options.compactBatchSize ?? 1000);
+    this.hub = new WatchHub({
+      source: {
+        eventsAfter: (after, limit) => this.r.rowsAfter.all(after, limit).map(toWatchEvent),
+        eventsUnder: (prefix, after, upTo, limit) =>
+          this.r.rowsUnder.all({ after, upTo, lo: prefix, hi: prefix + KEY_END, limit }).map(toWatchEvent),
+        compactRevision: () => this.r.header.get()!.compact,
+      },
+      startRevision: this.r.header.get()!.current,
+      ringSize: options.watchRingSize,
+      pollIntervalMs: options.pollIntervalMs,
+      pageSize: options.replayPageSize,
+    });
+    this.writes = new GroupCommit({
+      db: writer,
+      statements: this.w,
+      onCommit: (events) => this.hub.publish(events),
+      translate: translateSqliteError,
+    });
+  }
+
+  async currentRevision(): Promise<number> {
+    return this.header().current;
+  }
+
+  async compactRevision(): Promise<number> {
+    return this.header().compact;
+  }
+
+  async get(key: string, opts?: { revision?: number }): Promise<KeyValue | undefined> {
+    const revision = opts?.revision ?? 0;
+    const row = this.read('get', () => {
+      if (revision <= 0) return this.r.latest.get(key);
+      this.checkReadable(revision, this.header());
+      return this.r.latestAt.get(key, revision);
+    });
+    return row && !row.deleted ? toKeyValue(key, row) : undefined;
+  }
+
+  async list(prefix: string, opts: ListOptions = {}): Promise<ListResult> {
+    return this.read('list', () => {
+      const header = this.header();
+      const revision = opts.revision && opts.revision > 0 ? opts.revision : header.current;
+      this.checkReadable(revision, header);
+      const limit = opts.limit && opts.limit > 0 ? Math.floor(opts.limit) : 0;
+      const hi = prefix + KEY_END;
+      const after = opts.startAfter !== undefined && opts.startAfter >= prefix ? opts.startAfter : undefined;
+      const range = { lo: after ?? prefix, hi, rev: revision };
+      // One extra row tells whether there is more without counting.
+      const rows = (after === undefined ? this.r.listFrom : this.r.listAfter).all({ ...range, limit: limit ? limit + 1 : -1 });
+      const more = limit > 0 && rows.length > limit;
+      if (more) rows.length = limit;
+      const kvs = rows.map((row) => toKeyValue(row.name, row));
+      // The count walks only the (name, id, deleted) index: a few ms for 10,000 keys.
+      const remaining = more ? this.r.countAfter.get({ lo: kvs[kvs.length - 1]!.key, hi, rev: revision })! : 0;
+      return { kvs, revision, more, remaining };
+    });
+  }
+
+  async count(prefix: string): Promise<number> {
+    return this.read('count', () => {
+      const { current } = this.header();
+      return this.r.countFrom.get({ lo: prefix, hi: prefix + KEY_END, rev: current })!;
+    });
+  }
+
+  create(key: string, value: string): Promise<WriteResult> {
+    return this.write(() => {
+      const latest = this.w.latest.get(key);
+      if (latest && !latest.deleted) return { value: { ok: false, current: toKeyValue(key, latest) } };
+      // After a delete, the tombstone is the predecessor: a racing second create then collides on (name, prev_revision).
+      const id = this.insert({ name: key, created: 1, deleted: 0, create_revision: 0, prev_revision: latest?.id ?? 0, value, old_value: null });
+      if (id === undefined) return this.conflict(key);
+      const kv: KeyValue = { key, value, createRevision: id, modRevision: id };
+      return { value: { ok: true, revision: id, kv }, event: { type: 'create', kv } };
+    });
+  }
+
+  update(key: string, value: string, expectedRevision: number): Promise<WriteResult> {
+    return this.write(() => {
+      const latest = this.w.latest.get(key);
+      if (!latest || latest.deleted) return { value: { ok: false } };
+      const prevKv = toKeyValue(key, latest);
+      if (latest.id !== expectedRevision) return { value: { ok: false, current: prevKv } };
+      const id = this.insert({
+        name: key,
+        created: 0,
+        deleted: 0,
+        create_revision: prevKv.createRevision,
+        prev_revision: latest.id,
+        value,
+        old_value: prevKv.value,
+      });
+      if (id === undefined) return this.conflict(key);
+      const kv: KeyValue = { key, value, createRevision: prevKv.createRevision, modRevision: id };
+      return { value: { ok: true, revision: id, kv }, event: { type: 'update', kv, prevKv } };
+    });
+  }
+
+  delete(key: string, expectedRevision?: number): Promise<WriteResult> {
+    return this.write(() => {
+      const latest = this.w.latest.get(key);
+      if (!latest || latest.deleted) return { value: { ok: false } };
+      const prevKv = toKeyValue(key, latest);
+      if (expectedRevision !== undefined && latest.id !== expectedRevision) return { value: { ok: false, current: prevKv } };
+      // The tombstone keeps the last value, so a delete event can carry it after compaction.
+      const id = this.insert({
+        name: key,
+        created: 0,
+        deleted: 1,
+        create_revision: prevKv.createRevision,
+        prev_revision: latest.id,
+        value: prevKv.value,
+        old_value: prevKv.value,
+      });
+      if (id === undefined) return this.conflict(key);
+      const kv: KeyValue = { key, value: prevKv.value, createRevision: prevKv.createRevision, modRevision: id };
+      return { value: { ok: true, revision: id, kv }, event: { type: 'delete', kv, prevKv } };
+    });
+  }
+
+  async watch(prefix: string, opts: WatchOptions): Promise<void> {
+    if (this.closing) throw closedError();
+    try {
+      await this.hub.watch(prefix, opts);
+    } catch (e) {
+      throw e instanceof CompactedError ? e : translateSqliteError(e, 'watch');
+    }
+  }
+
+  /**
+   * Removes every row superseded at or below `revision` and every tombstone at or below it, a
+   * batch of revisions per transaction, recording progress as it goes so a crash mid-way leaves
+   * a consistent compact revision. A key's newest row is never superseded, so current values stay.
+   */
+  async compact(revision: number): Promise<void> {
+    const header = this.read('compact', () => this.header());
+    if (revision > header.current) throw new FutureRevisionError(revision, header.current);
+    for (;;) {
+      // Progress is re-read inside each transaction, so concurrent compactions cannot overlap badly.
+      const done = await this.writes.submit(() => {
+        const from = this.w.compactRevision.get()!;
+        if (from >= revision) return { value: true };
+        const to = Math.min(from + this.compactBatchSize, revision);
+        this.w.compactSuperseded.run({ from, to });
+        this.w.compactTombstones.run({ from, to });
+        this.w.setCompactRevision.run(to);
+        return { value: to >= revision };
+      });
+      if (done) break;
+    }
+    // Give the freed WAL frames back; PASSIVE never waits on readers, and a write that opened a
+    // transaction meanwhile leaves it to SQLite's own auto-checkpoint.
+    if (!this.writer.inTransaction && this.writer.open) {
+      try {
+        this.writer.pragma('wal_checkpoint(PASSIVE)');
+      } catch {
+        // A checkpoint is housekeeping; the next one will do.
+      }
+    }
+  }
+
+  close(): Promise<void> {
+    this.closing ??= (async () => {
+      this.writes.close();
+      this.hub.close();
+      this.reader.close();
+      this.writer.close();
+    })();
+    return this.closing;
+  }
+
+  private write(work: () => Write): Promise<WriteResult> {
+    return this.writes.submit(work);
+  }
+
+  /** Inserts a row; undefined when the unique (name, prev_revision) index refuses it. */
+  private insert(row: InsertParams): number | undefined {
+    try {
+      return Number(this.w.insert.run(row).lastInsertRowid);
+    } catch (e) {
+      if (isUniqueViolation(e)) return undefined;
+      throw e;
+    }
+  }
+
+  /** The schema refused a write another writer beat us to: report what is there now. */
+  private conflict(key: string): Write {
+    const latest: LatestRow | undefined = this.w.latest.get(key);
+    return { value: latest && !latest.deleted ? { ok: false, current: toKeyValue(key, latest) } : { ok: false } };
+  }
+
+  private header(): { current: number; compact: number } {
+    return this.r.header.get()!;
+  }
+
+  private checkReadable(revision: number, header: { current: number; compact: number }): void {
+    if (revision < header.compact) throw new CompactedError(revision, header.compact);
+    if (revision > header.current) throw new FutureRevisionError(revision, header.current);
+  }
+
+  private read<T>(during: string, fn: () => T): T {
+    if (this.closing) throw closedError();
+    try {
+      return fn();
+    } catch (e) {
+      if (e instanceof CompactedError || e instanceof FutureRevisionError) throw e;
+      throw translateSqliteError(e, during);
+    }
+  }
+}

@@ -1,0 +1,75 @@
+/**
+ * Test support: a freshly started API server on a temporary data directory, and a real
+ * kubectl pointed at it (its own discovery cache, so tests do not share one).
+ * kubectl runs asynchronously: the server lives in this process and must keep serving.
+ */
+import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import pino from 'pino';
+import { startApiServer, type ApiServerOptions, type RunningApiServer } from '../../src/apiserver/server.ts';
+
+export interface KubectlResult {
+  readonly code: number;
+  readonly stdout: string;
+  readonly stderr: string;
+}
+
+export interface TestServer {
+  readonly server: RunningApiServer;
+  readonly dataDir: string;
+  /** Runs kubectl; never throws on a non-zero exit (assert on `code`). */
+  kubectl(args: readonly string[], opts?: { input?: string; env?: Record<string, string>; timeoutMs?: number }): Promise<KubectlResult>;
+  /** Starts a long-running kubectl (e.g. `get -w`); kill it when done. */
+  spawnKubectl(args: readonly string[]): ChildProcess;
+  /** An authenticated request with Node's fetch-less https client; returns status, headers and body text. */
+  request(method: string, path: string, opts?: { body?: string | Buffer; contentType?: string; accept?: string; token?: string | null }): Promise<{ status: number; headers: Record<string, string | string[] | undefined>; body: string }>;
+  stop(): Promise<void>;
+}
+
+export async function startTestServer(options: Partial<ApiServerOptions> = {}): Promise<TestServer> {
+  const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), 'shipyard-test-'));
+  const server = await startApiServer({ port: 0, logger: pino({ level: process.env.SHIPYARD_TEST_LOG ?? 'silent' }), compactionIntervalMs: 0, ...options, dataDir });
+  const cacheDir = join(dataDir, 'kubectl-cache');
+  const env = { ...process.env, KUBECONFIG: server.kubeconfigPath, KUBECACHEDIR: cacheDir, HOME: dataDir };
+  const https = await import('node:https');
+  return {
+    server,
+    dataDir,
+    kubectl(args, opts = {}) {
+      return new Promise((resolve) => {
+        const child = execFile('kubectl', ['--cache-dir', cacheDir, ...args], { env: { ...env, ...(opts.env ?? {}) }, timeout: opts.timeoutMs ?? 60_000, maxBuffer: 64 * 1024 * 1024 }, (err, stdout, stderr) => {
+          const code = err ? (typeof (err as { code?: unknown }).code === 'number' ? ((err as { code: number }).code) : 1) : 0;
+          resolve({ code, stdout: String(stdout), stderr: String(stderr) });
+        });
+        if (opts.input !== undefined) child.stdin?.end(opts.input);
+      });
+    },
+    spawnKubectl(args) {
+      return spawn('kubectl', ['--cache-dir', cacheDir, ...args], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+    },
+    request(method, path, opts = {}) {
+      return new Promise((resolve, reject) => {
+        const headers: Record<string, string> = {};
+        const token = opts.token === undefined ? server.adminToken : opts.token;
+        if (token !== null) headers.authorization = `Bearer ${token}`;
+        if (opts.contentType) headers['content-type'] = opts.contentType;
+        if (opts.accept) headers.accept = opts.accept;
+        const req = https.request(server.url + path, { method, headers, ca: server.caCertPem }, (res) => {
+          const chunks: Buffer[] = [];
+          res.on('data', (c: Buffer) => chunks.push(c));
+          res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks).toString('utf8') }));
+          res.on('error', reject);
+        });
+        req.on('error', reject);
+        if (opts.body !== undefined) req.end(opts.body);
+        else req.end();
+      });
+    },
+    async stop() {
+      await server.close();
+      if (!options.dataDir) rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
