@@ -222,7 +222,8 @@ export class WatchHub {
     for (const sub of this.subscribers) {
       if (!sub.live) continue;
       const batch = matching(events, sub.prefix, sub.cursor);
-      sub.cursor = this.lastSeen;
+      // Never backwards: a watch may start past what the hub has seen (a revision only the file knows yet).
+      if (this.lastSeen > sub.cursor) sub.cursor = this.lastSeen;
       if (batch.length) this.send(sub, batch);
     }
   }

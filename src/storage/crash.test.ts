@@ -1,0 +1,57 @@
+/**
+ * Durability against a killed process: a child creates keys and acknowledges each on stdout
+ * after its create resolved; we SIGKILL it at a random point and check that every acknowledged
+ * key is in the reopened database with its value. (synchronous=NORMAL in WAL mode promises
+ * exactly this much: the process may die, the OS does not.)
+ */
+import { after, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { mkdtempSync } from 'node:fs';
+import { rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { openSqliteBackend } from './sqlite.ts';
+
+const dir = mkdtempSync(join(tmpdir(), 'shipyard-crash-'));
+after(() => rm(dir, { recursive: true, force: true }));
+
+it('every create acknowledged before SIGKILL is in the database', { timeout: 20_000 }, async () => {
+  const path = join(dir, 'state.db');
+  const script = fileURLToPath(new URL('./testdata/crash-writer.ts', import.meta.url));
+  const child = spawn(process.execPath, ['--import', 'tsx', script, path], {
+    cwd: fileURLToPath(new URL('../..', import.meta.url)),
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const killAfter = 50 + Math.floor(Math.random() * 2000);
+  const acked: string[] = [];
+  let stderr = '';
+  let partial = '';
+  child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+  const exited = new Promise<NodeJS.Signals | number | null>((resolve) => child.on('exit', (code, signal) => resolve(signal ?? code)));
+  child.stdout.on('data', (d: Buffer) => {
+    const lines = (partial + d.toString()).split('\n');
+    partial = lines.pop()!;
+    acked.push(...lines);
+    if (acked.length >= killAfter) child.kill('SIGKILL');
+  });
+  const giveUp = setTimeout(() => child.kill('SIGKILL'), 10_000);
+  const how = await exited;
+  clearTimeout(giveUp);
+  assert.equal(how, 'SIGKILL', `the writer should have been killed; stderr: ${stderr}`);
+  assert.ok(acked.length >= 50, `only ${acked.length} acknowledged; stderr: ${stderr}`);
+
+  const backend = await openSqliteBackend({ path, pollIntervalMs: 0 });
+  try {
+    const missing: string[] = [];
+    for (const key of acked) {
+      const kv = await backend.get(key);
+      if (kv?.value !== `value-${key.slice('/crash/'.length)}`) missing.push(key);
+    }
+    assert.deepEqual(missing, [], `${missing.length} of ${acked.length} acknowledged creates lost`);
+    assert.ok((await backend.count('/crash/')) >= acked.length);
+  } finally {
+    await backend.close();
+  }
+});

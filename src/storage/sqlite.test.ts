@@ -1,0 +1,151 @@
+/**
+ * The SQLite backend: the shared storage contract, plus what only a file-backed log has —
+ * reopening, a second writer on the same file, and printed (not asserted) throughput figures.
+ */
+import { after, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtempSync } from 'node:fs';
+import { rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { storageContract } from './contract.ts';
+import { openSqliteBackend } from './sqlite.ts';
+import type { WatchEvent } from './types.ts';
+
+const dir = mkdtempSync(join(tmpdir(), 'shipyard-storage-'));
+after(() => rm(dir, { recursive: true, force: true }));
+let n = 0;
+const freshPath = () => join(dir, `db-${++n}`, 'state.db');
+
+storageContract('sqlite', (opts) =>
+  openSqliteBackend({ path: freshPath(), watchRingSize: opts?.watchRingSize, replayPageSize: opts?.replayPageSize }),
+);
+
+describe('sqlite backend', () => {
+  it('keeps data, revisions and the compact revision across a reopen', async () => {
+    const path = freshPath();
+    const first = await openSqliteBackend({ path });
+    const a = await first.create('/k/a', 'a1');
+    assert.ok(a.ok);
+    await first.create('/k/b', 'b1');
+    await first.update('/k/a', 'a2', a.revision);
+    await first.compact(a.revision + 1);
+    const revision = await first.currentRevision();
+    await first.close();
+    await assert.rejects(first.get('/k/a'), /closed/);
+
+    const second = await openSqliteBackend({ path });
+    try {
+      assert.equal(await second.currentRevision(), revision);
+      assert.equal(await second.compactRevision(), a.revision + 1);
+      assert.equal((await second.get('/k/a'))?.value, 'a2');
+      const next = await second.create('/k/c', 'c1');
+      assert.ok(next.ok && next.revision === revision + 1);
+    } finally {
+      await second.close();
+    }
+  });
+
+  it('sees a second writer on the same file: reads, compare-and-swap and watches', async () => {
+    const path = freshPath();
+    const mine = await openSqliteBackend({ path, pollIntervalMs: 20 });
+    const other = await openSqliteBackend({ path, pollIntervalMs: 0 });
+    try {
+      const events: WatchEvent[] = [];
+      const ac = new AbortController();
+      await mine.watch('/s/', { afterRevision: await mine.currentRevision(), signal: ac.signal, onEvents: (b) => events.push(...b) });
+      const theirs = await other.create('/s/a', 'from other');
+      assert.ok(theirs.ok);
+      assert.equal((await mine.get('/s/a'))?.value, 'from other');
+      // Our write lands after theirs, before our poll has run: the hub must fill in theirs first.
+      const ours = await mine.update('/s/a', 'from me', theirs.revision);
+      assert.ok(ours.ok);
+      const stale = await other.update('/s/a', 'stale', theirs.revision);
+      assert.equal(stale.ok, false);
+      assert.deepEqual(
+        events.map((e) => [e.type, e.kv.value, e.kv.modRevision]),
+        [
+          ['create', 'from other', theirs.revision],
+          ['update', 'from me', ours.revision],
+        ],
+      );
+      // A write by the other alone arrives through the poll.
+      const late = await other.create('/s/b', 'late');
+      assert.ok(late.ok);
+      const deadline = Date.now() + 2000;
+      while (events.length < 3 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
+      assert.deepEqual(events.map((e) => e.kv.modRevision), [theirs.revision, ours.revision, late.revision]);
+      ac.abort();
+
+      // A watch from a revision only the file knows of yet (the poll has not run) must not get it again.
+      const again = await other.create('/s/c', 'c');
+      assert.ok(again.ok);
+      const fromFile = await mine.currentRevision();
+      assert.equal(fromFile, again.revision);
+      const later: WatchEvent[] = [];
+      const ac2 = new AbortController();
+      await mine.watch('/s/', { afterRevision: fromFile, signal: ac2.signal, onEvents: (b) => later.push(...b) });
+      const last = await other.create('/s/d', 'd');
+      assert.ok(last.ok);
+      while (later.length < 1 && Date.now() < deadline + 2000) await new Promise((r) => setTimeout(r, 10));
+      assert.deepEqual(later.map((e) => e.kv.key), ['/s/d']);
+      ac2.abort();
+    } finally {
+      await other.close();
+      await mine.close();
+    }
+  });
+
+  it('closing ends watches with reason closed and fails later calls', async () => {
+    const b = await openSqliteBackend({ path: freshPath() });
+    let reason: unknown;
+    await b.watch('/', { afterRevision: 0, signal: new AbortController().signal, onEvents: () => {}, onClose: (r) => (reason = r) });
+    const pending = b.create('/x', 'written before close');
+    await b.close();
+    assert.ok((await pending).ok, 'a write accepted before close is committed');
+    assert.deepEqual(reason, { kind: 'closed' });
+    await assert.rejects(b.create('/y', 'v'), /closed/);
+  });
+
+  it('throughput and list latency (printed, not asserted)', async (t) => {
+    const b = await openSqliteBackend({ path: freshPath() });
+    try {
+      const value = JSON.stringify({ kind: 'Pod', metadata: { name: 'x' }, spec: { pad: 'x'.repeat(900) } });
+      const sequential = 2000;
+      let start = performance.now();
+      for (let i = 0; i < sequential; i++) await b.create(`/bench/seq/${i}`, value);
+      const seqRate = sequential / ((performance.now() - start) / 1000);
+
+      const total = 8000;
+      let next = 0;
+      start = performance.now();
+      await Promise.all(
+        Array.from({ length: 16 }, async () => {
+          for (let i = next++; i < total; i = next++) await b.create(`/bench/conc/${i}`, value);
+        }),
+      );
+      const concRate = total / ((performance.now() - start) / 1000);
+
+      const keys = 10_000;
+      await Promise.all(Array.from({ length: keys }, (_, i) => b.create(`/bench/list/ns${i % 10}/p${String(i).padStart(5, '0')}`, value)));
+      await b.list('/bench/list/', { limit: 500 });
+      const rounds = 20;
+      start = performance.now();
+      for (let i = 0; i < rounds; i++) await b.list('/bench/list/', { limit: 500 });
+      const listMs = (performance.now() - start) / rounds;
+      start = performance.now();
+      for (let i = 0; i < rounds; i++) await b.list('/bench/list/', { limit: 500, startAfter: '/bench/list/ns5/p05000' });
+      const midMs = (performance.now() - start) / rounds;
+
+      const lines = [
+        `sqlite creates/s, sequential awaits: ${Math.round(seqRate)}`,
+        `sqlite creates/s, 16 concurrent clients: ${Math.round(concRate)}`,
+        `sqlite list 500 of ${keys} keys (with remaining count): first page ${listMs.toFixed(2)} ms, middle page ${midMs.toFixed(2)} ms`,
+      ];
+      for (const line of lines) t.diagnostic(line);
+      if (process.env.SHIPYARD_BENCH_LOG) console.log(lines.join('\n'));
+    } finally {
+      await b.close();
+    }
+  });
+});
