@@ -1,0 +1,41 @@
+/**
+ * The built-in kinds Shipyard publishes schemas for: each kind's group, version, the
+ * @kubernetes/client-node model class it is generated from, and a short description. Every
+ * schema in the built-in component map is reached from these roots.
+ */
+
+export interface BuiltinKind {
+  readonly group: string;
+  readonly version: string;
+  readonly kind: string;
+  /** The client-node model class, e.g. `V1Pod`. */
+  readonly model: string;
+  readonly description: string;
+}
+
+export const builtinKinds: readonly BuiltinKind[] = [
+  { group: '', version: 'v1', kind: 'Namespace', model: 'V1Namespace', description: 'A Namespace scopes the names of the objects created in it. Deleting a namespace deletes everything it holds.' },
+  { group: '', version: 'v1', kind: 'Node', model: 'V1Node', description: 'A Node is a machine that runs pods. Its status reports capacity, addresses, conditions and the software it runs.' },
+  { group: '', version: 'v1', kind: 'Pod', model: 'V1Pod', description: 'A Pod is a group of containers scheduled together onto one node, sharing its network and volumes.' },
+  { group: '', version: 'v1', kind: 'ConfigMap', model: 'V1ConfigMap', description: 'A ConfigMap holds non-secret configuration as string or binary values, for pods to read as files or environment variables.' },
+  { group: '', version: 'v1', kind: 'Secret', model: 'V1Secret', description: 'A Secret holds a small amount of sensitive data (base64 in `data`, plain text in the write-only `stringData`).' },
+  { group: '', version: 'v1', kind: 'Service', model: 'V1Service', description: 'A Service gives a set of pods, chosen by a label selector, one stable virtual address and port mapping.' },
+  { group: '', version: 'v1', kind: 'Endpoints', model: 'V1Endpoints', description: 'Endpoints list the addresses and ports that currently back a Service.' },
+  { group: '', version: 'v1', kind: 'Event', model: 'CoreV1Event', description: 'An Event reports something that happened to an object (the involvedObject), such as a state change or an error.' },
+  { group: '', version: 'v1', kind: 'ServiceAccount', model: 'V1ServiceAccount', description: 'A ServiceAccount is an identity for processes that run in pods, with the secrets they may use.' },
+  { group: '', version: 'v1', kind: 'Binding', model: 'V1Binding', description: 'A Binding assigns a pod to a node; the scheduler posts it to the pod\'s `binding` subresource.' },
+  { group: '', version: 'v1', kind: 'Status', model: 'V1Status', description: 'Status is the result of an operation that returns no object, and the body of every error response.' },
+  { group: '', version: 'v1', kind: 'DeleteOptions', model: 'V1DeleteOptions', description: 'DeleteOptions may be sent as the body of a DELETE to choose the grace period, preconditions and how dependents are handled.' },
+  { group: 'apps', version: 'v1', kind: 'Deployment', model: 'V1Deployment', description: 'A Deployment keeps a number of identical pods running and rolls out changes to their template through ReplicaSets.' },
+  { group: 'apps', version: 'v1', kind: 'ReplicaSet', model: 'V1ReplicaSet', description: 'A ReplicaSet keeps a given number of pods matching its selector running.' },
+  { group: 'apps', version: 'v1', kind: 'DaemonSet', model: 'V1DaemonSet', description: 'A DaemonSet runs one copy of a pod on every node that matches its template\'s placement rules.' },
+  { group: 'policy', version: 'v1', kind: 'PodDisruptionBudget', model: 'V1PodDisruptionBudget', description: 'A PodDisruptionBudget limits how many pods of a set voluntary disruptions (evictions) may take down at once.' },
+  { group: 'policy', version: 'v1', kind: 'Eviction', model: 'V1Eviction', description: 'An Eviction asks for a pod to be deleted, subject to the PodDisruptionBudgets that cover it; it is posted to the pod\'s `eviction` subresource.' },
+  { group: 'coordination.k8s.io', version: 'v1', kind: 'Lease', model: 'V1Lease', description: 'A Lease records who holds a lock and until when; used for leader election and node heartbeats.' },
+  { group: 'events.k8s.io', version: 'v1', kind: 'Event', model: 'EventsV1Event', description: 'An Event reports something that happened to an object (the regarding object); the events.k8s.io form of core/v1 Event.' },
+  { group: 'apiextensions.k8s.io', version: 'v1', kind: 'CustomResourceDefinition', model: 'V1CustomResourceDefinition', description: 'A CustomResourceDefinition adds a new resource type to the API server, with its names, versions and schemas.' },
+  { group: 'autoscaling', version: 'v1', kind: 'Scale', model: 'V1Scale', description: 'Scale is the `scale` subresource of a scalable resource: its desired and observed replica counts and label selector.' },
+];
+
+/** Models that are not kinds but must be present (List kinds are synthesised around ListMeta). */
+export const extraModels: readonly string[] = ['V1ListMeta'];
