@@ -115,8 +115,24 @@ function buildComponents(): Record<string, JSONSchemaProps> {
       components[listComponentName(name)] = listKindSchema({ itemComponent: name, group: k.group, version: k.version, kind: k.kind });
     }
   }
+  for (const [component, fields] of Object.entries(fieldDefaults)) {
+    for (const [field, value] of Object.entries(fields)) {
+      const prop = components[component]?.properties?.[field];
+      if (prop) prop.default = value;
+    }
+  }
   return deepFreeze(components);
 }
+
+/**
+ * Defaults published in the schema, as Kubernetes publishes them: server-side apply needs a
+ * list-map key's default (a port applied without `protocol` is the TCP port).
+ */
+const fieldDefaults: Record<string, Record<string, unknown>> = {
+  'io.k8s.api.core.v1.ContainerPort': { protocol: 'TCP' },
+  'io.k8s.api.core.v1.ServicePort': { protocol: 'TCP' },
+  'io.k8s.api.core.v1.EndpointPort': { protocol: 'TCP' },
+};
 
 let memo: Record<string, JSONSchemaProps> | undefined;
 

@@ -41,7 +41,7 @@ export async function handleEviction(scope: RequestScope, ctx: ServerContext): P
   const done = () => writeBody(scope.res, 201, { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Success', code: 201 });
   const evict = async () => {
     await ctx.store
-      .guaranteedUpdate(def, ns, name, wctx, (p) => {
+      .guaranteedUpdate(def, ns, name, { ...wctx, subresource: 'status' }, (p) => {
         const conditions = (p.status?.conditions ?? []).filter((c: KubeObject) => c.type !== 'DisruptionTarget');
         conditions.push({ type: 'DisruptionTarget', status: 'True', reason: 'EvictionByEvictionAPI', message: 'Eviction API: evicting', lastTransitionTime: nowTimestamp() });
         p.status = { ...(p.status ?? {}), conditions };

@@ -78,6 +78,8 @@ export function computePatched(input: PatchInput, current: KubeObject | undefine
         resolve: def.schema?.resolve,
         now: new Date(),
         subresource: input.subresource,
+        // What the store discards is not owned: status on main-resource writes, the rest on status writes.
+        resetFields: def.subresources.status ? (input.subresource === 'status' ? [['spec']] : [['status']]) : undefined,
       });
       result = { ...out.object, metadata: { ...out.object.metadata, managedFields: out.managedFields } };
       break;

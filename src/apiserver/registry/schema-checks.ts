@@ -6,8 +6,7 @@
  */
 import type { FieldError } from '../../api/field-errors.ts';
 import { findUnknownFields } from '../../api/builtin/unknown-fields.ts';
-import { applyDefaults } from '../crd/defaulting.ts';
-import { pruneObject } from '../crd/prune.ts';
+import { coerceCustomResource } from '../crd/coerce.ts';
 import { validateCustomObject } from '../crd/validate-object.ts';
 import { errors } from '../errors.ts';
 import type { KubeObject, ResourceDefinition } from './resource.ts';
@@ -41,9 +40,7 @@ export function checkSchema(def: ResourceDefinition, obj: KubeObject, ctx: Write
   if (!def.schema) return [];
   if (def.crd) {
     const schema = def.schema.root;
-    applyDefaults(obj, schema);
-    const { pruned } = pruneObject(obj, schema);
-    reportUnknown(pruned, ctx);
+    reportUnknown(coerceCustomResource(obj, schema).unknownFields, ctx);
     return validateCustomObject(obj, schema);
   }
   const unknown = findUnknownFields(obj, def.schema.root, def.schema.resolve);

@@ -84,63 +84,79 @@ function defaultTemplate(obj: KubeObject): void {
   if (obj.spec?.template && typeof obj.spec.template === 'object') defaultPodSpec(obj.spec.template.spec);
 }
 
+/**
+ * Defaults run on every write, not only on create: kube-apiserver defaults each decoded
+ * object, so a field that a write drops (e.g. server-side apply removing what the applier
+ * no longer sets) comes back with its default.
+ */
+function defaultDeployment(obj: KubeObject): void {
+  if (!obj.spec || typeof obj.spec !== 'object') return;
+  obj.spec.replicas ??= 1;
+  obj.spec.revisionHistoryLimit ??= 10;
+  obj.spec.progressDeadlineSeconds ??= 600;
+  obj.spec.strategy ??= { type: 'RollingUpdate' };
+  if (obj.spec.strategy && typeof obj.spec.strategy === 'object' && (obj.spec.strategy.type === 'RollingUpdate' || obj.spec.strategy.type === undefined)) {
+    obj.spec.strategy.type = 'RollingUpdate';
+    obj.spec.strategy.rollingUpdate = { maxUnavailable: '25%', maxSurge: '25%', ...(obj.spec.strategy.rollingUpdate ?? {}) };
+  }
+  defaultTemplate(obj);
+}
+
 export const deploymentStrategy: Strategy = {
   allowUnconditionalUpdate: true,
   tracksGeneration: true,
   prepareForCreate(obj) {
-    if (obj.spec && typeof obj.spec === 'object') {
-      obj.spec.replicas ??= 1;
-      obj.spec.revisionHistoryLimit ??= 10;
-      obj.spec.progressDeadlineSeconds ??= 600;
-      obj.spec.strategy ??= { type: 'RollingUpdate' };
-      if (obj.spec.strategy.type === 'RollingUpdate' || obj.spec.strategy.type === undefined) {
-        obj.spec.strategy.type = 'RollingUpdate';
-        obj.spec.strategy.rollingUpdate = { maxUnavailable: '25%', maxSurge: '25%', ...(obj.spec.strategy.rollingUpdate ?? {}) };
-      }
-      defaultTemplate(obj);
-    }
+    defaultDeployment(obj);
     delete obj.status;
   },
   prepareForUpdate(obj, old) {
-    if (obj.spec && typeof obj.spec === 'object') defaultTemplate(obj);
+    defaultDeployment(obj);
     obj.status = old.status;
   },
   validate: workloadValidate('Deployment'),
   validateUpdate: (obj, old) => [...workloadValidate('Deployment')(obj), ...selectorImmutable(obj, old)],
 };
 
+function defaultReplicaSet(obj: KubeObject): void {
+  if (!obj.spec || typeof obj.spec !== 'object') return;
+  obj.spec.replicas ??= 1;
+  defaultTemplate(obj);
+}
+
 export const replicaSetStrategy: Strategy = {
   allowUnconditionalUpdate: true,
   tracksGeneration: true,
   prepareForCreate(obj) {
-    if (obj.spec && typeof obj.spec === 'object') {
-      obj.spec.replicas ??= 1;
-      defaultTemplate(obj);
-    }
+    defaultReplicaSet(obj);
     delete obj.status;
   },
   prepareForUpdate(obj, old) {
-    defaultTemplate(obj);
+    defaultReplicaSet(obj);
     obj.status = old.status;
   },
   validate: workloadValidate('ReplicaSet'),
   validateUpdate: (obj, old) => [...workloadValidate('ReplicaSet')(obj), ...selectorImmutable(obj, old)],
 };
 
+function defaultDaemonSet(obj: KubeObject): void {
+  if (!obj.spec || typeof obj.spec !== 'object') return;
+  obj.spec.revisionHistoryLimit ??= 10;
+  obj.spec.updateStrategy ??= { type: 'RollingUpdate' };
+  if (obj.spec.updateStrategy && typeof obj.spec.updateStrategy === 'object' && obj.spec.updateStrategy.type === 'RollingUpdate') {
+    obj.spec.updateStrategy.rollingUpdate = { maxUnavailable: 1, maxSurge: 0, ...(obj.spec.updateStrategy.rollingUpdate ?? {}) };
+  }
+  defaultTemplate(obj);
+}
+
 export const daemonSetStrategy: Strategy = {
   allowUnconditionalUpdate: true,
   tracksGeneration: true,
   prepareForCreate(obj) {
-    if (obj.spec && typeof obj.spec === 'object') {
-      obj.spec.revisionHistoryLimit ??= 10;
-      obj.spec.updateStrategy ??= { type: 'RollingUpdate' };
-      if (obj.spec.updateStrategy.type === 'RollingUpdate') obj.spec.updateStrategy.rollingUpdate = { maxUnavailable: 1, maxSurge: 0, ...(obj.spec.updateStrategy.rollingUpdate ?? {}) };
-      defaultTemplate(obj);
-    }
+    defaultDaemonSet(obj);
     delete obj.status;
   },
   prepareForUpdate(obj, old) {
-    defaultTemplate(obj);
+    defaultDaemonSet(obj);
     obj.status = old.status;
   },
   validate: workloadValidate('DaemonSet'),

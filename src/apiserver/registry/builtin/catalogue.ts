@@ -7,7 +7,7 @@ import { daemonSetStrategy, deploymentStrategy, pdbStrategy, replicaSetStrategy 
 import { configMapStrategy, eventStrategy, namespaceStrategy, nodeStrategy, plainStrategy, podStrategy, secretStrategy, serviceStrategy } from './core-strategies.ts';
 import { crdStrategy } from './crd-strategy.ts';
 import { coreEventToEventsV1, eventsV1ToCoreEvent } from './event-conversion.ts';
-import { eventFieldAccessors, namespaceFieldAccessors, nodeFieldAccessors, podFieldAccessors, secretFieldAccessors } from '../../selectors/field-selector.ts';
+import { eventFieldAccessors, namespaceFieldAccessors, nodeFieldAccessors, podFieldAccessors, replicaSetFieldAccessors, secretFieldAccessors } from '../../selectors/field-selector.ts';
 
 interface BuiltinSpec {
   group?: string;
@@ -63,7 +63,7 @@ export function builtinResources(): ResourceDefinition[] {
     builtin({ resource: 'events', kind: 'Event', namespaced: true, shortNames: ['ev'], strategy: eventStrategy, fieldAccessors: eventFieldAccessors }),
     builtin({ resource: 'serviceaccounts', kind: 'ServiceAccount', namespaced: true, shortNames: ['sa'], strategy: plainStrategy }),
     builtin({ group: 'apps', resource: 'deployments', kind: 'Deployment', namespaced: true, shortNames: ['deploy'], categories: ['all'], subresources: { status: true, scale: replicasScale }, strategy: deploymentStrategy }),
-    builtin({ group: 'apps', resource: 'replicasets', kind: 'ReplicaSet', namespaced: true, shortNames: ['rs'], categories: ['all'], subresources: { status: true, scale: replicasScale }, strategy: replicaSetStrategy }),
+    builtin({ group: 'apps', resource: 'replicasets', kind: 'ReplicaSet', namespaced: true, shortNames: ['rs'], categories: ['all'], subresources: { status: true, scale: replicasScale }, strategy: replicaSetStrategy, fieldAccessors: replicaSetFieldAccessors }),
     builtin({ group: 'apps', resource: 'daemonsets', kind: 'DaemonSet', namespaced: true, shortNames: ['ds'], categories: ['all'], subresources: { status: true }, strategy: daemonSetStrategy }),
     builtin({ group: 'policy', resource: 'poddisruptionbudgets', kind: 'PodDisruptionBudget', namespaced: true, shortNames: ['pdb'], subresources: { status: true }, strategy: pdbStrategy }),
     builtin({ group: 'coordination.k8s.io', resource: 'leases', kind: 'Lease', namespaced: true, strategy: plainStrategy }),

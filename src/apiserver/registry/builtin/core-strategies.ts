@@ -203,6 +203,9 @@ export const serviceStrategy: Strategy = {
   prepareForUpdate(obj, old) {
     obj.status = old.status;
     obj.spec ??= {};
+    obj.spec.type ??= 'ClusterIP';
+    obj.spec.sessionAffinity ??= 'None';
+    obj.spec.internalTrafficPolicy ??= 'Cluster';
     obj.spec.clusterIP ??= old.spec?.clusterIP;
     obj.spec.clusterIPs ??= old.spec?.clusterIPs;
     if (Array.isArray(obj.spec.ports))

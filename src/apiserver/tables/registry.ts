@@ -1,0 +1,52 @@
+/**
+ * Which printer each built-in resource uses. Keys are `<group>/<resource>`, with the core
+ * group empty: `/pods`, `apps/deployments`, `events.k8s.io/events`. Printers do not depend
+ * on the version, as in kube-apiserver. Resources not listed here fall back to
+ * `defaultTableConvertor` (Name, Age); custom resources use `crdTableConvertor`.
+ */
+import { deploymentTableConvertor, daemonSetTableConvertor, replicaSetTableConvertor } from './apps-printers.ts';
+import {
+  configMapTableConvertor,
+  endpointsTableConvertor,
+  namespaceTableConvertor,
+  nodeTableConvertor,
+  secretTableConvertor,
+  serviceAccountTableConvertor,
+  serviceTableConvertor,
+} from './core-printers.ts';
+import { createdAtTableConvertor, defaultTableConvertor } from './crd-columns.ts';
+import { eventTableConvertor, eventsV1TableConvertor } from './event-printers.ts';
+import { podTableConvertor } from './pod-printer.ts';
+import { leaseTableConvertor, podDisruptionBudgetTableConvertor } from './policy-printers.ts';
+import type { TableConvertor } from './types.ts';
+
+export { crdTableConvertor, createdAtTableConvertor, defaultTableConvertor } from './crd-columns.ts';
+
+/** The registry key of a resource: `<group>/<resource>`, `/<resource>` for the core group. */
+export function tableKey(group: string, resource: string): string {
+  return `${group}/${resource}`;
+}
+
+export const builtinTableConvertors: Readonly<Record<string, TableConvertor>> = {
+  '/pods': podTableConvertor,
+  '/nodes': nodeTableConvertor,
+  '/namespaces': namespaceTableConvertor,
+  '/configmaps': configMapTableConvertor,
+  '/secrets': secretTableConvertor,
+  '/services': serviceTableConvertor,
+  '/endpoints': endpointsTableConvertor,
+  '/events': eventTableConvertor,
+  '/serviceaccounts': serviceAccountTableConvertor,
+  'events.k8s.io/events': eventsV1TableConvertor,
+  'apps/deployments': deploymentTableConvertor,
+  'apps/replicasets': replicaSetTableConvertor,
+  'apps/daemonsets': daemonSetTableConvertor,
+  'policy/poddisruptionbudgets': podDisruptionBudgetTableConvertor,
+  'coordination.k8s.io/leases': leaseTableConvertor,
+  'apiextensions.k8s.io/customresourcedefinitions': createdAtTableConvertor,
+};
+
+/** The printer for a built-in resource, or the default (Name, Age). */
+export function builtinTableConvertor(group: string, resource: string): TableConvertor {
+  return builtinTableConvertors[tableKey(group, resource)] ?? defaultTableConvertor;
+}
