@@ -56,6 +56,8 @@ export async function startTestServer(options: Partial<ApiServerOptions> = {}): 
         if (token !== null) headers.authorization = `Bearer ${token}`;
         if (opts.contentType) headers['content-type'] = opts.contentType;
         if (opts.accept) headers.accept = opts.accept;
+        // Without a length Node would send the body unframed on a DELETE, and the server would read it as a new request.
+        if (opts.body !== undefined) headers['content-length'] = String(Buffer.byteLength(opts.body));
         const req = https.request(server.url + path, { method, headers, ca: server.caCertPem }, (res) => {
           const chunks: Buffer[] = [];
           res.on('data', (c: Buffer) => chunks.push(c));

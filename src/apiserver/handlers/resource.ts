@@ -5,7 +5,7 @@
  */
 import { errors } from '../errors.ts';
 import { decodeBody, findDuplicateJsonKeys, mediaType, readBody } from '../http/body.ts';
-import { addWarnings, writeBody } from '../http/respond.ts';
+import { addWarnings, writeBody, writeRaw } from '../http/respond.ts';
 import { compileSelectors } from '../registry/list-filter.ts';
 import { apiVersionOf, type KubeObject } from '../registry/resource.ts';
 import type { DeleteOptions } from '../registry/store.ts';
@@ -57,6 +57,12 @@ function respond(scope: RequestScope, ctx: ServerContext, code: number, obj: Kub
 
 export async function handleGet(scope: RequestScope, ctx: ServerContext): Promise<void> {
   const { def, info } = scope;
+  if (scope.format.kind === 'json') {
+    const kv = await ctx.store.getRaw(def, info.namespace, info.name!);
+    if (!kv) throw errors.notFound(def, info.name!);
+    writeRaw(scope.res, 200, ctx.store.served(def, kv) ?? JSON.stringify(ctx.store.decode(def, kv)), 'application/json');
+    return;
+  }
   const obj = await ctx.store.get(def, info.namespace, info.name!);
   respond(scope, ctx, 200, obj);
 }
@@ -73,6 +79,7 @@ export async function handleList(scope: RequestScope, ctx: ServerContext): Promi
     continueToken: q.get('continue') || undefined,
     resourceVersion: q.get('resourceVersion') ?? undefined,
     resourceVersionMatch: q.get('resourceVersionMatch') ?? undefined,
+    raw: format.kind === 'json',
   });
   const listMeta: KubeObject = { resourceVersion: list.resourceVersion };
   if (list.continueToken) listMeta.continue = list.continueToken;
@@ -84,6 +91,12 @@ export async function handleList(scope: RequestScope, ctx: ServerContext): Promi
   if (format.kind === 'metadata') {
     const items = list.items.map((o) => ({ kind: 'PartialObjectMetadata', apiVersion: `meta.k8s.io/${format.version}`, metadata: o.metadata }));
     writeBody(scope.res, 200, { kind: 'PartialObjectMetadataList', apiVersion: `meta.k8s.io/${format.version}`, metadata: listMeta, items }, format);
+    return;
+  }
+  if (list.rawItems) {
+    // The items are already JSON text; only the envelope is serialized here.
+    const head = JSON.stringify({ kind: def.listKind, apiVersion: apiVersionOf(def), metadata: listMeta });
+    writeRaw(scope.res, 200, `${head.slice(0, -1)},"items":[${list.rawItems.join(',')}]}`, 'application/json');
     return;
   }
   writeBody(scope.res, 200, { kind: def.listKind, apiVersion: apiVersionOf(def), metadata: listMeta, items: list.items }, format);

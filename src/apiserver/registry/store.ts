@@ -36,10 +36,14 @@ export interface ListOptions {
   readonly continueToken?: string;
   readonly resourceVersion?: string;
   readonly resourceVersionMatch?: string;
+  /** Collect items as served JSON text where that needs no parsing (see `ObjectStore.served`). */
+  readonly raw?: boolean;
 }
 
 export interface ListResult {
   readonly items: KubeObject[];
+  /** With `raw`: every item as served JSON text, in order (then `items` is empty). */
+  readonly rawItems?: string[];
   readonly resourceVersion: string;
   readonly continueToken?: string;
   readonly remainingItemCount?: number;
@@ -128,10 +132,24 @@ export class ObjectStore {
   }
 
   private encode(def: ResourceDefinition, obj: KubeObject): string {
-    let stored = def.conversion ? def.conversion.toStorage(obj) : { ...obj, apiVersion: def.storageVersion };
-    stored = { ...stored, metadata: { ...stored.metadata } };
-    delete stored.metadata.resourceVersion;
-    return JSON.stringify(stored);
+    const converted = def.conversion ? def.conversion.toStorage(obj) : obj;
+    const { apiVersion: _a, kind: _k, metadata, ...rest } = converted;
+    const { resourceVersion: _rv, ...meta } = metadata ?? {};
+    // apiVersion, kind and metadata lead, so that `served` can splice in the resourceVersion without parsing.
+    return JSON.stringify({ apiVersion: def.conversion ? converted.apiVersion : def.storageVersion, kind: converted.kind ?? def.kind, metadata: meta, ...rest });
+  }
+
+  /**
+   * The object as served, as JSON text, made from the stored text without parsing it when
+   * the served version is the stored one: the resourceVersion is spliced in after
+   * `"metadata":{`. Undefined when the object must be decoded (conversion, other version).
+   */
+  served(def: ResourceDefinition, kv: KeyValue): string | undefined {
+    if (def.conversion || def.storageVersion !== apiVersionOf(def)) return undefined;
+    const prefix = `{"apiVersion":${JSON.stringify(def.storageVersion)},"kind":${JSON.stringify(def.kind)},"metadata":{`;
+    const v = kv.value;
+    if (!v.startsWith(prefix) || v.charCodeAt(prefix.length) === 125 /* } */) return undefined;
+    return `${prefix}"resourceVersion":"${kv.modRevision}",${v.slice(prefix.length)}`;
   }
 
   private mapStorageError(e: unknown): never {
@@ -176,29 +194,35 @@ export class ObjectStore {
     }
     const limit = opts.limit && opts.limit > 0 ? opts.limit : 0;
     const items: KubeObject[] = [];
+    const rawItems: string[] | undefined = opts.raw && !opts.matcher ? [] : undefined;
     let lastKey: string | undefined;
     let more = false;
     let remaining: number | undefined;
     try {
       for (;;) {
-        const want = limit ? Math.min(maxPageFetch, Math.max(limit - items.length, opts.matcher ? 64 : 1)) : 0;
+        const want = limit ? Math.min(maxPageFetch, Math.max(limit - (rawItems ? rawItems.length : items.length), opts.matcher ? 64 : 1)) : 0;
         const page = await this.backend.list(prefix, { revision, startAfter, limit: want });
         revision = page.revision;
         let stoppedEarly = false;
         for (let i = 0; i < page.kvs.length; i++) {
           const kv = page.kvs[i]!;
-          const obj = this.decode(def, kv);
           startAfter = kv.key;
-          if (opts.matcher && !opts.matcher(obj)) continue;
-          items.push(obj);
+          if (rawItems) {
+            rawItems.push(this.served(def, kv) ?? JSON.stringify(this.decode(def, kv)));
+          } else {
+            const obj = this.decode(def, kv);
+            if (opts.matcher && !opts.matcher(obj)) continue;
+            items.push(obj);
+          }
           lastKey = kv.key;
-          if (limit && items.length >= limit) {
+          const count = rawItems ? rawItems.length : items.length;
+          if (limit && count >= limit) {
             stoppedEarly = i < page.kvs.length - 1 || page.more;
             if (stoppedEarly && !opts.matcher) remaining = (page.remaining ?? 0) + (page.kvs.length - 1 - i);
             break;
           }
         }
-        if (limit && items.length >= limit) {
+        if (limit && (rawItems ? rawItems.length : items.length) >= limit) {
           more = stoppedEarly;
           break;
         }
@@ -207,7 +231,7 @@ export class ObjectStore {
     } catch (e) {
       this.mapStorageError(e);
     }
-    const result: ListResult = { items, resourceVersion: String(revision) };
+    const result: ListResult = { items, rawItems, resourceVersion: String(revision) };
     if (more && lastKey) return { ...result, continueToken: encodeContinue(revision, lastKey.slice(prefix.length)), remainingItemCount: remaining };
     return result;
   }
@@ -254,7 +278,8 @@ export class ObjectStore {
     if (errs.length) this.invalid(def, meta.name ?? meta.generateName ?? '', errs);
     await this.hooks.admitCreate?.(def, obj);
     const managed = this.hooks.managedFields?.(def, undefined, obj, ctx);
-    if (managed) meta.managedFields = managed;
+    if (managed?.length) meta.managedFields = managed;
+    else delete meta.managedFields;
     if (ctx.dryRun) return obj;
     const res = await this.backend.create(this.key(def, namespace, meta.name), this.encode(def, obj));
     if (!res.ok) throw errors.alreadyExists(def, meta.name);
