@@ -107,7 +107,7 @@ export function storageContract(name: string, open: Open, skip: readonly Skip[] 
       const all = Array.from({ length: 25 }, (_, i) => `/p/${String(i).padStart(2, '0')}`);
       await Promise.all(all.map((key) => b.create(key, key)));
       ok(await b.create('/q/after-the-prefix', 'x'));
-      const first = await b.list('/p/', { limit: 10 });
+      const first = await b.list('/p/', { limit: 10, countRemaining: true });
       assert.equal(first.kvs.length, 10);
       assert.equal(first.more, true);
       assert.equal(first.remaining, 15);
@@ -117,12 +117,13 @@ export function storageContract(name: string, open: Open, skip: readonly Skip[] 
       const seen = keys(first.kvs);
       let page = first;
       while (page.more) {
-        page = await b.list('/p/', { limit: 10, revision: first.revision, startAfter: page.kvs[page.kvs.length - 1]!.key });
+        page = await b.list('/p/', { limit: 10, revision: first.revision, startAfter: page.kvs[page.kvs.length - 1]!.key, countRemaining: true });
         assert.equal(page.revision, first.revision);
         seen.push(...keys(page.kvs));
         if (page.more) assert.equal(page.remaining, all.length - seen.length);
       }
       assert.deepEqual(seen, all);
+      assert.equal((await b.list('/p/', { limit: 10 })).remaining, undefined, 'remaining is counted only on request');
       const now = await b.list('/p/', { limit: 100, startAfter: '/p/14' });
       assert.deepEqual(keys(now.kvs), [...all.slice(16), '/p/99']);
       assert.equal(now.more, false);

@@ -32,6 +32,8 @@ export interface ListOptions {
   startAfter?: string;
   /** At most this many keys (0 or unset: no limit). */
   limit?: number;
+  /** Also count the keys after the returned ones (`ListResult.remaining`); costs a scan. */
+  countRemaining?: boolean;
 }
 
 export interface ListResult {
@@ -40,7 +42,7 @@ export interface ListResult {
   readonly revision: number;
   /** True when more keys exist under the prefix after the last returned one. */
   readonly more: boolean;
-  /** How many keys remain after the returned ones (when cheaply known). */
+  /** How many keys remain after the returned ones (with `countRemaining`). */
   readonly remaining?: number;
 }
 

@@ -106,6 +106,7 @@ function specOf(obj: KubeObject, withStatusSubresource: boolean): KubeObject {
 }
 
 export class ObjectStore {
+  private readonly servedPrefixes = new WeakMap<ResourceDefinition, string>();
   constructor(
     readonly backend: Backend,
     readonly registry: ResourceRegistry,
@@ -146,7 +147,8 @@ export class ObjectStore {
    */
   served(def: ResourceDefinition, kv: KeyValue): string | undefined {
     if (def.conversion || def.storageVersion !== apiVersionOf(def)) return undefined;
-    const prefix = `{"apiVersion":${JSON.stringify(def.storageVersion)},"kind":${JSON.stringify(def.kind)},"metadata":{`;
+    let prefix = this.servedPrefixes.get(def);
+    if (prefix === undefined) this.servedPrefixes.set(def, (prefix = `{"apiVersion":${JSON.stringify(def.storageVersion)},"kind":${JSON.stringify(def.kind)},"metadata":{`));
     const v = kv.value;
     if (!v.startsWith(prefix) || v.charCodeAt(prefix.length) === 125 /* } */) return undefined;
     return `${prefix}"resourceVersion":"${kv.modRevision}",${v.slice(prefix.length)}`;
