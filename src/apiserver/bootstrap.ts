@@ -5,9 +5,10 @@
  */
 import { builtinResolver, builtinSchemaFor } from '../api/builtin/schemas.ts';
 import { updateManagedFields } from './patch/managed-fields.ts';
-import { ApiError } from './errors.ts';
+import { fieldError } from '../api/field-errors.ts';
+import { ApiError, errors } from './errors.ts';
 import type { ResourceRegistry } from './registry/registry.ts';
-import { apiVersionOf, type KubeObject, type ResourceDefinition } from './registry/resource.ts';
+import { apiVersionOf, type ResourceDefinition } from './registry/resource.ts';
 import type { ObjectStore, StoreHooks } from './registry/store.ts';
 
 export function attachBuiltinSchemas(defs: ResourceDefinition[]): ResourceDefinition[] {
@@ -62,9 +63,9 @@ export function serviceAdmission(store: () => ObjectStore): NonNullable<StoreHoo
     for (const s of (await store().list(def, undefined)).items) if (s.spec?.clusterIP) used.add(s.spec.clusterIP);
     if (spec.clusterIP) {
       if (!/^127\.64\.\d{1,3}\.\d{1,3}$/.test(spec.clusterIP)) {
-        throw ApiErrorInvalid(obj, 'spec.clusterIP', spec.clusterIP, 'provided IP is not in the valid range. The range of valid IPs is 127.64.0.0/16');
+        throw errors.invalid('Service', '', obj.metadata?.name ?? '', [fieldError.invalid('spec.clusterIP', spec.clusterIP, 'provided IP is not in the valid range. The range of valid IPs is 127.64.0.0/16')]);
       }
-      if (used.has(spec.clusterIP)) throw ApiErrorInvalid(obj, 'spec.clusterIP', spec.clusterIP, 'provided IP is already allocated');
+      if (used.has(spec.clusterIP)) throw errors.invalid('Service', '', obj.metadata?.name ?? '', [fieldError.invalid('spec.clusterIP', spec.clusterIP, 'provided IP is already allocated')]);
     } else {
       let ip = randomClusterIp();
       for (let i = 0; used.has(ip) && i < 1000; i++) ip = randomClusterIp();
@@ -86,14 +87,6 @@ export function serviceAdmission(store: () => ObjectStore): NonNullable<StoreHoo
     }
     obj.spec = spec;
   };
-}
-
-function ApiErrorInvalid(obj: KubeObject, field: string, value: unknown, detail: string): ApiError {
-  return new ApiError(422, 'Invalid', `Service "${obj.metadata?.name}" is invalid: ${field}: Invalid value: ${JSON.stringify(value)}: ${detail}`, {
-    name: obj.metadata?.name,
-    kind: 'Service',
-    causes: [{ reason: 'FieldValueInvalid', field, message: `Invalid value: ${JSON.stringify(value)}: ${detail}` }],
-  });
 }
 
 /**

@@ -3,7 +3,7 @@
  * metrics, OpenAPI, discovery) or a resource request dispatched by verb and subresource.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { TokenAuthenticator } from './auth/tokens.ts';
+import type { TokenAuthenticator, UserInfo } from './auth/tokens.ts';
 import { aggregatedContentType, aggregatedContentTypeBeta, wantsAggregated, type Discovery } from './discovery/discovery.ts';
 import { ApiError, errors } from './errors.ts';
 import type { RequestScope, ServerContext } from './handlers/context.ts';
@@ -92,10 +92,16 @@ export async function routeRequest(req: IncomingMessage, res: ServerResponse, de
     if (!list) throw notFound();
     return writeBody(res, 200, list);
   }
-  await routeResource(req, res, deps, info, url, label);
+  await routeResource(req, res, deps, { info, url, user }, label);
 }
 
-async function routeResource(req: IncomingMessage, res: ServerResponse, deps: RouterDeps, info: ResourceRequest, url: URL, label: (verb: string, resource: string) => void): Promise<void> {
+async function routeResource(
+  req: IncomingMessage,
+  res: ServerResponse,
+  deps: RouterDeps,
+  { info, url, user }: { info: ResourceRequest; url: URL; user: UserInfo | undefined },
+  label: (verb: string, resource: string) => void,
+): Promise<void> {
   const { ctx } = deps;
   label(info.verb, info.subresource ? `${info.resource}/${info.subresource}` : info.resource);
   const def = ctx.registry.lookup(info.group, info.version, info.resource);
@@ -107,7 +113,7 @@ async function routeResource(req: IncomingMessage, res: ServerResponse, deps: Ro
   if (def.namespaced && info.name && !info.namespace) throw notFound();
   const format = negotiate(req.headers.accept);
   if (!format) throw errors.notAcceptable(req.headers.accept ?? '');
-  const scope: RequestScope = { req, res, url, info, def, user: deps.auth.authenticate(req.headers.authorization), format, warnings: [] };
+  const scope: RequestScope = { req, res, url, info, def, user, format, warnings: [] };
   const sub = info.subresource;
   if (!sub) {
     switch (info.verb) {

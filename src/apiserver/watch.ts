@@ -60,11 +60,6 @@ function encodeShared(kv: KeyValue, type: EventType, renderKey: string, make: ()
   return line;
 }
 
-function deletedKv(ev: WatchEvent): KeyValue {
-  // A DELETED event carries the last state, stamped with the deletion's revision.
-  return ev.kv;
-}
-
 export async function serveWatch(req: IncomingMessage, res: ServerResponse, store: ObjectStore, p: WatchParams, opts: WatchServerOptions): Promise<void> {
   const { def } = p;
   const prefix = p.name ? store.key(def, p.namespace, p.name) : store.prefix(def, p.namespace);
@@ -121,7 +116,8 @@ export async function serveWatch(req: IncomingMessage, res: ServerResponse, stor
       if (!ev.kv.key.startsWith(prefix)) continue;
       lastRv = ev.kv.modRevision;
       if (ev.type === 'delete') {
-        const kv = deletedKv(ev);
+        // A delete event carries the last state, stamped with the deletion's revision.
+        const kv = ev.kv;
         const obj = decodeShared(store, def, kv);
         if (matches(obj)) send(encodeShared(kv, 'DELETED', p.renderKey, () => p.render(obj)));
         continue;

@@ -174,6 +174,17 @@ describe('malformed requests get precise Status errors', { timeout: 100_000 }, (
   });
 
   // --- existence and concurrency ---
+  it('an unknown fieldValidation value → 400 BadRequest naming fieldValidation', async () => {
+    const s = await expectFailure('POST', `${CM}?fieldValidation=Loose`, { body: { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'fv' } } }, 400, 'BadRequest');
+    mentions(s, 'fieldValidation', 'Loose');
+    assert.equal((await ts.request('GET', `${CM}/fv`)).status, 404, 'nothing was created');
+  });
+
+  it('an unknown dryRun value → 400 BadRequest naming dryRun', async () => {
+    const s = await expectFailure('POST', `${CM}?dryRun=Some`, { body: { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'dr' } } }, 400, 'BadRequest');
+    mentions(s, 'dryRun', 'Some');
+  });
+
   it('create of an existing object → 409 AlreadyExists', async () => {
     const s = await expectFailure('POST', CM, { body: { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'exists' } } }, 409, 'AlreadyExists');
     mentions(s, 'configmaps "exists" already exists');

@@ -1,6 +1,7 @@
 /** What every request handler needs: the store, the registry, and per-request parameters. */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { UserInfo } from '../auth/tokens.ts';
+import { errors } from '../errors.ts';
 import type { ResourceRequest } from '../http/request-info.ts';
 import type { OutputFormat } from '../http/respond.ts';
 import type { ResourceRegistry } from '../registry/registry.ts';
@@ -38,8 +39,16 @@ export function writeContext(scope: RequestScope, subresource?: 'status'): Write
   const fv = q.get('fieldValidation');
   let fieldValidation: FieldValidation = 'Warn';
   if (fv === 'Strict' || fv === 'Ignore' || fv === 'Warn') fieldValidation = fv;
+  else if (fv !== null && fv !== '') {
+    throw errors.badRequest(`fieldValidation: Unsupported value: ${JSON.stringify(fv)}: supported values: "Ignore", "Warn", "Strict"`, [{ reason: 'FieldValueNotSupported', field: 'fieldValidation', message: 'supported values: "Ignore", "Warn", "Strict"' }]);
+  }
+  const dryRun = q.getAll('dryRun');
+  const badDryRun = dryRun.find((d) => d !== 'All');
+  if (badDryRun !== undefined) {
+    throw errors.badRequest(`dryRun: Unsupported value: ${JSON.stringify(badDryRun)}: supported values: "All"`, [{ reason: 'FieldValueNotSupported', field: 'dryRun', message: 'supported values: "All"' }]);
+  }
   const ua = scope.req.headers['user-agent'] ?? 'unknown';
   // As kube-apiserver: without fieldManager, the manager is the user agent's program name.
   const manager = q.get('fieldManager') || ua.split('/')[0]!.slice(0, 128) || 'unknown';
-  return { manager, dryRun: q.getAll('dryRun').includes('All'), fieldValidation, warnings: scope.warnings, subresource };
+  return { manager, dryRun: dryRun.includes('All'), fieldValidation, warnings: scope.warnings, subresource };
 }

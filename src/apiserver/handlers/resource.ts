@@ -3,7 +3,7 @@
  * patch, delete and deletecollection, with the query parameters kubectl and client-node
  * send. Other subresources (scale, eviction, binding, log, finalize) have their own modules.
  */
-import { errors } from '../errors.ts';
+import { ApiError, errors } from '../errors.ts';
 import { decodeBody, findDuplicateJsonKeys, mediaType, readBody } from '../http/body.ts';
 import { addWarnings, writeBody, writeRaw } from '../http/respond.ts';
 import { compileSelectors } from '../registry/list-filter.ts';
@@ -244,7 +244,7 @@ export async function handleDeleteCollection(scope: RequestScope, ctx: ServerCon
     try {
       items.push((await ctx.store.delete(def, obj.metadata.namespace, obj.metadata.name, options, wctx)).object);
     } catch (e) {
-      if (!(e instanceof Error && 'reason' in e && (e as { reason: string }).reason === 'NotFound')) throw e;
+      if (!(e instanceof ApiError && e.reason === 'NotFound')) throw e;
     }
   }
   writeBody(scope.res, 200, { kind: def.listKind, apiVersion: apiVersionOf(def), metadata: { resourceVersion: list.resourceVersion }, items });

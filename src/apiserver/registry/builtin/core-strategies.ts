@@ -126,32 +126,37 @@ function immutableData(obj: KubeObject, old: KubeObject, fields: string[]): Fiel
   return errs;
 }
 
-/** `stringData` is write-only: merged into `data` (base64) before storage, as kube-apiserver does. */
+/**
+ * `stringData` is write-only: merged into `data` (base64) before storage, as kube-apiserver
+ * does. Entries that cannot be folded (bad keys, non-strings) stay behind for validation to name.
+ */
 function foldStringData(obj: KubeObject): void {
-  if (obj.stringData && typeof obj.stringData === 'object' && !Array.isArray(obj.stringData)) {
-    obj.data = { ...(obj.data ?? {}) };
-    for (const [k, v] of Object.entries(obj.stringData)) if (typeof v === 'string') obj.data[k] = Buffer.from(v).toString('base64');
-    delete obj.stringData;
+  const sd = obj.stringData;
+  if (!sd || typeof sd !== 'object' || Array.isArray(sd)) return;
+  if (obj.data !== undefined && (typeof obj.data !== 'object' || obj.data === null || Array.isArray(obj.data))) return;
+  obj.data = { ...(obj.data ?? {}) };
+  for (const [k, v] of Object.entries(sd)) {
+    if (typeof v !== 'string' || !configKey.test(k) || k === '.' || k === '..') continue;
+    obj.data[k] = Buffer.from(v).toString('base64');
+    delete sd[k];
   }
+  if (Object.keys(sd).length === 0) delete obj.stringData;
 }
 
 export const secretStrategy: Strategy = {
   allowUnconditionalUpdate: true,
   prepareForCreate(obj) {
     obj.type ??= 'Opaque';
+    foldStringData(obj);
   },
   prepareForUpdate(obj, old) {
     obj.type ??= old.type;
+    foldStringData(obj);
   },
-  validate(obj) {
-    const errs = validateDataMap(obj, ['data', 'stringData'], { data: true });
-    if (!errs.length) foldStringData(obj);
-    return errs;
-  },
+  validate: (obj) => validateDataMap(obj, ['data', 'stringData'], { data: true }),
   validateUpdate(obj, old) {
     const errs = [...validateDataMap(obj, ['data', 'stringData'], { data: true }), ...immutableData(obj, old, ['data'])];
     if (obj.type !== old.type) errs.push(fieldError.invalid('type', obj.type, 'field is immutable'));
-    if (!errs.length) foldStringData(obj);
     return errs;
   },
 };
