@@ -220,7 +220,8 @@ export class ObjectStore {
           const count = rawItems ? rawItems.length : items.length;
           if (limit && count >= limit) {
             stoppedEarly = i < page.kvs.length - 1 || page.more;
-            if (stoppedEarly && !opts.matcher) remaining = (page.remaining ?? 0) + (page.kvs.length - 1 - i);
+            // remainingItemCount is optional; it is sent only when the store counted it.
+            if (stoppedEarly && !opts.matcher && page.remaining !== undefined) remaining = page.remaining + (page.kvs.length - 1 - i);
             break;
           }
         }
