@@ -4,6 +4,7 @@
  * `DisruptionAllowed` condition, and pruning of `disruptedPods` entries that have been
  * deleted or have waited more than two minutes. The eviction subresource reads this status.
  */
+import { isPodReady } from '../../api/pod-status.ts';
 import { isDeepStrictEqual } from 'node:util';
 import { ApiError } from '../errors.ts';
 import type { ResourceRegistry } from '../registry/registry.ts';
@@ -14,10 +15,6 @@ import type { StoreEventSource } from './event-source.ts';
 import { KeyedQueue } from './queue.ts';
 
 const disruptedPodTimeoutMs = 2 * 60 * 1000;
-
-function isReady(pod: KubeObject): boolean {
-  return (pod.status?.conditions ?? []).some((c: KubeObject) => c.type === 'Ready' && c.status === 'True');
-}
 
 function scaled(value: unknown, expected: number): number {
   if (typeof value === 'number') return value;
@@ -36,7 +33,7 @@ export function budgetStatus(pdb: KubeObject, pods: KubeObject[], now: number): 
     if (pod && !pod.metadata.deletionTimestamp && now - Date.parse(at) < disruptedPodTimeoutMs) disrupted[name] = at;
   }
   const expectedPods = live.length;
-  const currentHealthy = live.filter((p) => isReady(p) && !p.metadata.deletionTimestamp && !disrupted[p.metadata.name]).length;
+  const currentHealthy = live.filter((p) => isPodReady(p) && !p.metadata.deletionTimestamp && !disrupted[p.metadata.name]).length;
   let desiredHealthy: number;
   if (pdb.spec?.minAvailable !== undefined) desiredHealthy = scaled(pdb.spec.minAvailable, expectedPods);
   else if (pdb.spec?.maxUnavailable !== undefined) desiredHealthy = Math.max(0, expectedPods - scaled(pdb.spec.maxUnavailable, expectedPods));

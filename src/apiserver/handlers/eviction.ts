@@ -4,6 +4,7 @@
  * `disruptionsAllowed` is decremented with a compare-and-swap write, so two concurrent
  * evictions cannot both spend the last allowed disruption.
  */
+import { isPodReady } from '../../api/pod-status.ts';
 import { ApiError, errors } from '../errors.ts';
 import { readBody, decodeBody, mediaType } from '../http/body.ts';
 import { writeBody } from '../http/respond.ts';
@@ -13,10 +14,6 @@ import { matchLabelSelector } from '../selectors/label-selector.ts';
 import type { RequestScope, ServerContext } from './context.ts';
 
 const maxDisruptedPods = 2000;
-
-function isReady(pod: KubeObject): boolean {
-  return (pod.status?.conditions ?? []).some((c: KubeObject) => c.type === 'Ready' && c.status === 'True');
-}
 
 function tooMany(message: string, cause?: string, retryAfterSeconds?: number): ApiError {
   return errors.tooManyRequests(message, { causes: cause ? [{ reason: 'DisruptionBudget', message: cause }] : undefined, retryAfterSeconds });
@@ -64,7 +61,7 @@ export async function handleEviction(scope: RequestScope, ctx: ServerContext): P
   if (pdbs.length > 1) throw errors.internal('This pod has more than one PodDisruptionBudget, which the eviction subresource does not support.');
   const pdbName = pdbs[0]!.metadata.name as string;
   // Unready pods do not count against a budget that is already met (IfHealthyBudget) or when AlwaysAllow is set.
-  const ready = isReady(pod);
+  const ready = isPodReady(pod);
   for (let attempt = 0; ; attempt++) {
     const pdb = await ctx.store.get(pdbDef, ns, pdbName);
     const st = pdb.status ?? {};

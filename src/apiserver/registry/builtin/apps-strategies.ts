@@ -2,20 +2,8 @@
 import { isDeepStrictEqual } from 'node:util';
 import { fieldError, type FieldError } from '../../../api/field-errors.ts';
 import type { KubeObject, Strategy } from '../resource.ts';
+import { matchLabelSelector, type LabelSelector } from '../../selectors/label-selector.ts';
 import { defaultPodSpec, validatePodSpec } from './pod-spec.ts';
-
-function selectorMatchesLabels(selector: KubeObject, labels: Record<string, string>): boolean {
-  for (const [k, v] of Object.entries(selector.matchLabels ?? {})) if (labels[k] !== v) return false;
-  for (const e of selector.matchExpressions ?? []) {
-    const has = Object.prototype.hasOwnProperty.call(labels, e.key);
-    const val = labels[e.key];
-    if (e.operator === 'In' && !(has && (e.values ?? []).includes(val))) return false;
-    if (e.operator === 'NotIn' && has && (e.values ?? []).includes(val)) return false;
-    if (e.operator === 'Exists' && !has) return false;
-    if (e.operator === 'DoesNotExist' && has) return false;
-  }
-  return true;
-}
 
 export function validateLabelSelector(selector: unknown, path: string): FieldError[] {
   if (selector === undefined || selector === null) return [fieldError.required(path)];
@@ -46,7 +34,7 @@ function validateTemplate(spec: KubeObject, selectorRequired: boolean): FieldErr
   const template = spec.template;
   if (typeof template !== 'object' || template === null) return [...errs, fieldError.required('spec.template')];
   const labels = template.metadata?.labels ?? {};
-  if (sel && typeof sel === 'object' && !errs.length && !selectorMatchesLabels(sel, labels)) {
+  if (sel && typeof sel === 'object' && !errs.length && !matchLabelSelector(sel as LabelSelector, labels)) {
     errs.push(fieldError.invalid('spec.template.metadata.labels', labels, '`selector` does not match template `labels`'));
   }
   errs.push(...validatePodSpec(template.spec, 'spec.template.spec'));
@@ -102,41 +90,11 @@ function defaultDeployment(obj: KubeObject): void {
   defaultTemplate(obj);
 }
 
-export const deploymentStrategy: Strategy = {
-  allowUnconditionalUpdate: true,
-  tracksGeneration: true,
-  prepareForCreate(obj) {
-    defaultDeployment(obj);
-    delete obj.status;
-  },
-  prepareForUpdate(obj, old) {
-    defaultDeployment(obj);
-    obj.status = old.status;
-  },
-  validate: workloadValidate('Deployment'),
-  validateUpdate: (obj, old) => [...workloadValidate('Deployment')(obj), ...selectorImmutable(obj, old)],
-};
-
 function defaultReplicaSet(obj: KubeObject): void {
   if (!obj.spec || typeof obj.spec !== 'object') return;
   obj.spec.replicas ??= 1;
   defaultTemplate(obj);
 }
-
-export const replicaSetStrategy: Strategy = {
-  allowUnconditionalUpdate: true,
-  tracksGeneration: true,
-  prepareForCreate(obj) {
-    defaultReplicaSet(obj);
-    delete obj.status;
-  },
-  prepareForUpdate(obj, old) {
-    defaultReplicaSet(obj);
-    obj.status = old.status;
-  },
-  validate: workloadValidate('ReplicaSet'),
-  validateUpdate: (obj, old) => [...workloadValidate('ReplicaSet')(obj), ...selectorImmutable(obj, old)],
-};
 
 function defaultDaemonSet(obj: KubeObject): void {
   if (!obj.spec || typeof obj.spec !== 'object') return;
@@ -148,20 +106,28 @@ function defaultDaemonSet(obj: KubeObject): void {
   defaultTemplate(obj);
 }
 
-export const daemonSetStrategy: Strategy = {
-  allowUnconditionalUpdate: true,
-  tracksGeneration: true,
-  prepareForCreate(obj) {
-    defaultDaemonSet(obj);
-    delete obj.status;
-  },
-  prepareForUpdate(obj, old) {
-    defaultDaemonSet(obj);
-    obj.status = old.status;
-  },
-  validate: workloadValidate('DaemonSet'),
-  validateUpdate: (obj, old) => [...workloadValidate('DaemonSet')(obj), ...selectorImmutable(obj, old)],
-};
+/** A workload's strategy: its defaults on every write, status kept on main-resource writes, selector immutable. */
+function workloadStrategy(kind: 'Deployment' | 'ReplicaSet' | 'DaemonSet', defaults: (obj: KubeObject) => void): Strategy {
+  const validate = workloadValidate(kind);
+  return {
+    allowUnconditionalUpdate: true,
+    tracksGeneration: true,
+    prepareForCreate(obj) {
+      defaults(obj);
+      delete obj.status;
+    },
+    prepareForUpdate(obj, old) {
+      defaults(obj);
+      obj.status = old.status;
+    },
+    validate,
+    validateUpdate: (obj, old) => [...validate(obj), ...selectorImmutable(obj, old)],
+  };
+}
+
+export const deploymentStrategy = workloadStrategy('Deployment', defaultDeployment);
+export const replicaSetStrategy = workloadStrategy('ReplicaSet', defaultReplicaSet);
+export const daemonSetStrategy = workloadStrategy('DaemonSet', defaultDaemonSet);
 
 function validateIntOrPercent(v: unknown, path: string): FieldError[] {
   if (v === undefined) return [];
