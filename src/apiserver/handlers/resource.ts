@@ -4,7 +4,7 @@
  * send. Other subresources (scale, eviction, binding, log, finalize) have their own modules.
  */
 import { ApiError, errors } from '../errors.ts';
-import { decodeBody, findDuplicateJsonKeys, mediaType, readBody } from '../http/body.ts';
+import { decodeBody, findDuplicateJsonKeys, mediaType, protobufType, readBody } from '../http/body.ts';
 import { addWarnings, writeBody, writeRaw } from '../http/respond.ts';
 import { compileSelectors } from '../registry/list-filter.ts';
 import { apiVersionOf, type KubeObject } from '../registry/resource.ts';
@@ -14,7 +14,8 @@ import { checkObjectBody } from './body-checks.ts';
 import { writeContext, type RequestScope, type ServerContext } from './context.ts';
 import { computePatched, patchSetsResourceVersion, patchTypeOf } from './patch.ts';
 
-const bodyTypes = ['application/json', 'application/yaml'];
+// kubectl's typed clients (`kubectl create namespace`, `create configmap`, ...) send protobuf.
+const bodyTypes = ['application/json', 'application/yaml', protobufType];
 
 function intParam(q: URLSearchParams, name: string): number | undefined {
   const v = q.get(name);
@@ -31,7 +32,7 @@ export async function readObjectBody(scope: RequestScope): Promise<{ value: unkn
   }
   if (raw.length === 0) throw errors.badRequest('the request body is empty; expected a JSON or YAML object');
   const value = decodeBody(raw, type || 'application/json');
-  return { value, text: raw.toString('utf8') };
+  return { value, text: type === protobufType ? JSON.stringify(value) : raw.toString('utf8') };
 }
 
 /** Under fieldValidation=Strict a duplicated JSON key is an error; under Warn, a warning. */
@@ -206,8 +207,8 @@ async function deleteOptionsOf(scope: RequestScope): Promise<DeleteOptions> {
   let body: KubeObject = {};
   const type = mediaType(scope.req.headers['content-type']);
   const raw = await readBody(scope.req);
-  // `kubectl drain` without the eviction API sends protobuf DeleteOptions; the defaults are what it means.
-  if (raw.length > 0 && type !== 'application/vnd.kubernetes.protobuf') {
+  // `kubectl drain` without the eviction API sends protobuf DeleteOptions.
+  if (raw.length > 0) {
     const decoded = decodeBody(raw, type || 'application/json');
     if (typeof decoded !== 'object' || decoded === null || Array.isArray(decoded)) throw errors.badRequest('DeleteOptions: the body must be an object');
     body = decoded as KubeObject;

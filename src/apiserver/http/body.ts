@@ -6,6 +6,7 @@
 import type { IncomingMessage } from 'node:http';
 import { parse as parseYaml, YAMLParseError } from 'yaml';
 import { errors } from '../errors.ts';
+import { decodeKubernetesProtobuf, ProtobufDecodeError } from '../protobuf/index.ts';
 
 export const maxBodyBytes = 3 * 1024 * 1024;
 
@@ -32,8 +33,18 @@ export function mediaType(contentType: string | undefined): string {
   return (contentType ?? '').split(';')[0]!.trim().toLowerCase();
 }
 
-/** Decodes a JSON or YAML body; anything else is the caller's to refuse. */
+export const protobufType = 'application/vnd.kubernetes.protobuf';
+
+/** Decodes a JSON, YAML or Kubernetes-protobuf body; anything else is the caller's to refuse. */
 export function decodeBody(body: Buffer, type: string): unknown {
+  if (type === protobufType) {
+    try {
+      return decodeKubernetesProtobuf(body).object;
+    } catch (e) {
+      if (e instanceof ProtobufDecodeError) throw errors.badRequest(`error decoding protobuf request body: ${e.message}`);
+      throw e;
+    }
+  }
   const text = body.toString('utf8');
   if (type === 'application/yaml' || type === 'application/apply-patch+yaml' || type === 'application/x-yaml' || type === 'text/yaml') {
     try {
