@@ -130,7 +130,18 @@ export async function serveWatch(req: IncomingMessage, res: ServerResponse, stor
       if (ev.type === 'create') type = now ? 'ADDED' : undefined;
       else if (now && before) type = 'MODIFIED';
       else if (now) type = 'ADDED';
-      else if (before) type = 'DELETED';
+      else if (before && ev.prevKv) {
+        // As kube's watch cache: the object as the watcher last saw it, at this event's revision.
+        const prevKv = ev.prevKv;
+        send(
+          encodeShared(ev.kv, 'DELETED', `${p.renderKey}/previous`, () => {
+            const previous = structuredClone(decodeShared(store, def, prevKv));
+            previous.metadata.resourceVersion = String(ev.kv.modRevision);
+            return p.render(previous);
+          }),
+        );
+        continue;
+      }
       if (type) send(encodeShared(ev.kv, type, p.renderKey, () => p.render(obj)));
     }
   };

@@ -185,6 +185,14 @@ describe('malformed requests get precise Status errors', { timeout: 100_000 }, (
     mentions(s, 'dryRun', 'Some');
   });
 
+  it('a body nested thousands of levels deep → 400 BadRequest, and the server keeps serving', async () => {
+    const deep = `{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"deep"},"data":${'['.repeat(5000)}${']'.repeat(5000)}}`;
+    const s = await expectFailure('POST', CM, { body: deep }, 400, 'BadRequest');
+    mentions(s, 'nested');
+    const patch = await ts.request('PATCH', `${CM}/nothing`, { body: `{"a":${'{"a":'.repeat(5000)}1${'}'.repeat(5001)}`, contentType: 'application/merge-patch+json' });
+    assert.equal(patch.status, 400, patch.body);
+  });
+
   it('create of an existing object → 409 AlreadyExists', async () => {
     const s = await expectFailure('POST', CM, { body: { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'exists' } } }, 409, 'AlreadyExists');
     mentions(s, 'configmaps "exists" already exists');

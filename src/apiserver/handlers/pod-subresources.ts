@@ -13,7 +13,7 @@ export async function handleBinding(scope: RequestScope, ctx: ServerContext): Pr
   if (typeof target !== 'string' || !target) {
     throw errors.invalid('Binding', '', info.name!, [{ type: 'FieldValueRequired', field: 'target.name', message: 'target.name: Required value' }]);
   }
-  await ctx.store.guaranteedUpdate(def, info.namespace, info.name!, { manager: 'binding' }, (pod) => {
+  await ctx.store.guaranteedUpdate(def, info.namespace, info.name!, { manager: 'binding', subresource: 'binding' }, (pod) => {
     if (pod.metadata.deletionTimestamp) throw errors.conflict(def, info.name!, 'pod is being deleted, cannot be assigned to a host');
     if (pod.spec?.nodeName) throw errors.conflict(def, info.name!, `pod ${info.name} is already assigned to node "${pod.spec.nodeName}"`);
     pod.spec.nodeName = target;

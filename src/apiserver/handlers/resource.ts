@@ -3,6 +3,7 @@
  * patch, delete and deletecollection, with the query parameters kubectl and client-node
  * send. Other subresources (scale, eviction, binding, log, finalize) have their own modules.
  */
+import { fieldError } from '../../api/field-errors.ts';
 import { ApiError, errors } from '../errors.ts';
 import { decodeBody, findDuplicateJsonKeys, mediaType, protobufType, readBody } from '../http/body.ts';
 import { addWarnings, writeBody, writeRaw } from '../http/respond.ts';
@@ -184,6 +185,10 @@ export async function handlePatch(scope: RequestScope, ctx: ServerContext, subre
     (current) => {
       const patched = computePatched(input, current);
       if (!keepsRv && patched.metadata) delete patched.metadata.resourceVersion;
+      // A PATCH carries no uid precondition (a PUT body does): changing the uid is an invalid update.
+      if (patched.metadata?.uid !== undefined && patched.metadata.uid !== current.metadata.uid) {
+        throw errors.invalid(def.kind, def.group, info.name!, [fieldError.invalid('metadata.uid', patched.metadata.uid, 'field is immutable')]);
+      }
       return patched;
     },
     {

@@ -35,6 +35,19 @@ export function mediaType(contentType: string | undefined): string {
 
 export const protobufType = 'application/vnd.kubernetes.protobuf';
 
+/** Deeper documents are refused: every walker over a body (patches, schemas) recurses. */
+export const maxNestingDepth = 100;
+
+function checkDepth(value: unknown): void {
+  const stack: Array<[unknown, number]> = [[value, 0]];
+  while (stack.length) {
+    const [v, depth] = stack.pop()!;
+    if (typeof v !== 'object' || v === null) continue;
+    if (depth >= maxNestingDepth) throw errors.badRequest(`the request body is nested more than ${maxNestingDepth} levels deep`);
+    for (const child of Object.values(v)) if (typeof child === 'object' && child !== null) stack.push([child, depth + 1]);
+  }
+}
+
 /** Decodes a JSON, YAML or Kubernetes-protobuf body; anything else is the caller's to refuse. */
 export function decodeBody(body: Buffer, type: string): unknown {
   if (type === protobufType) {
@@ -49,7 +62,9 @@ export function decodeBody(body: Buffer, type: string): unknown {
   if (type === 'application/yaml' || type === 'application/apply-patch+yaml' || type === 'application/x-yaml' || type === 'text/yaml') {
     try {
       // YAML 1.1 without timestamps, as Go's sigs.k8s.io/yaml reads documents.
-      return parseYaml(text, { version: '1.1', schema: 'yaml-1.1', customTags: (tags) => tags.filter((t) => (t as { tag?: string }).tag !== 'tag:yaml.org,2002:timestamp'), uniqueKeys: true });
+      const value: unknown = parseYaml(text, { version: '1.1', schema: 'yaml-1.1', customTags: (tags) => tags.filter((t) => (t as { tag?: string }).tag !== 'tag:yaml.org,2002:timestamp'), uniqueKeys: true });
+      checkDepth(value);
+      return value;
     } catch (e) {
       if (e instanceof YAMLParseError) {
         const pos = e.linePos?.[0];
@@ -58,11 +73,14 @@ export function decodeBody(body: Buffer, type: string): unknown {
       throw errors.badRequest(`error converting YAML to JSON: ${(e as Error).message}`);
     }
   }
+  let value: unknown;
   try {
-    return JSON.parse(text);
+    value = JSON.parse(text);
   } catch (e) {
     throw errors.badRequest(`error decoding request body as JSON: ${(e as Error).message}`);
   }
+  checkDepth(value);
+  return value;
 }
 
 /**

@@ -25,7 +25,7 @@ export interface WriteContext {
   /** Warnings to send back as `Warning` headers. */
   readonly warnings?: string[];
   /** Set for subresource writes (`status`). */
-  readonly subresource?: 'status' | 'finalize';
+  readonly subresource?: 'status' | 'finalize' | 'binding';
   /** Set by server-side apply, whose result already carries its managedFields. */
   readonly applied?: boolean;
 }
@@ -350,7 +350,12 @@ export class ObjectStore {
       throw errors.conflict(def, name, `Precondition failed: UID in precondition: ${input.metadata.uid}, UID in object meta: ${current.metadata.uid}`);
     }
     let obj: KubeObject;
-    if (ctx.subresource === 'finalize') {
+    if (ctx.subresource === 'binding') {
+      // A binding sets the node directly, as kube's binding REST does: pod spec immutability does not apply.
+      obj = structuredClone(current);
+      obj.spec = { ...(obj.spec ?? {}), nodeName: input.spec?.nodeName };
+      obj.status = input.status;
+    } else if (ctx.subresource === 'finalize') {
       obj = structuredClone(current);
       obj.spec = { ...(obj.spec ?? {}), finalizers: input.spec?.finalizers ?? [] };
     } else if (ctx.subresource === 'status') {
@@ -383,7 +388,9 @@ export class ObjectStore {
       meta.generation = old.generation + (changed && ctx.subresource !== 'status' ? 1 : 0);
     }
     const errs = [...validateMetaUpdate(obj, current)];
-    if (ctx.subresource === 'status') errs.push(...(def.strategy.validateStatusUpdate?.(obj, current) ?? []));
+    if (ctx.subresource === 'binding') {
+      // nothing beyond metadata: the node name was checked by the binding handler
+    } else if (ctx.subresource === 'status') errs.push(...(def.strategy.validateStatusUpdate?.(obj, current) ?? []));
     else if (ctx.subresource === 'finalize') errs.push(...validateFinalizerNames(obj.spec.finalizers, 'spec.finalizers'));
     else {
       errs.push(...validateObjectMeta(obj, { namespaced: def.namespaced, nameRule: def.strategy.nameRule }));
