@@ -154,6 +154,13 @@ export class ObjectStore {
     return `${prefix}"resourceVersion":"${kv.modRevision}",${v.slice(prefix.length)}`;
   }
 
+  /** The object just written, as served: `obj` itself with its new resourceVersion, unless it needs converting back. */
+  private written(def: ResourceDefinition, obj: KubeObject, kv: KeyValue): KubeObject {
+    if (def.conversion) return this.decode(def, kv);
+    obj.metadata.resourceVersion = String(kv.modRevision);
+    return obj;
+  }
+
   private mapStorageError(e: unknown): never {
     if (e instanceof CompactedError) throw errors.expired(`too old resource version: ${e.requested} (${e.compactRevision})`);
     if (e instanceof FutureRevisionError) throw new ApiError(504, 'Timeout', `Too large resource version: ${e.requested}, current: ${e.currentRevision}`, { causes: [{ reason: 'ResourceVersionTooLarge', message: 'Too large resource version' }], retryAfterSeconds: 1 });
@@ -286,7 +293,7 @@ export class ObjectStore {
     if (ctx.dryRun) return obj;
     const res = await this.backend.create(this.key(def, namespace, meta.name), this.encode(def, obj));
     if (!res.ok) throw errors.alreadyExists(def, meta.name);
-    return this.decode(def, res.kv);
+    return this.written(def, obj, res.kv);
   }
 
   /**
@@ -419,7 +426,7 @@ export class ObjectStore {
       if (!res.current) throw errors.notFound(def, name);
       throw errors.conflict(def, name);
     }
-    return this.decode(def, res.kv);
+    return this.written(def, obj, res.kv);
   }
 
   /**
