@@ -16,6 +16,9 @@ import { writeContext, type RequestScope, type ServerContext } from './context.t
 import { computePatched, patchSetsResourceVersion, patchTypeOf } from './patch.ts';
 
 // kubectl's typed clients (`kubectl create namespace`, `create configmap`, ...) send protobuf.
+const comma = Buffer.from(',');
+const closeList = Buffer.from(']}');
+
 const bodyTypes = ['application/json', 'application/yaml', protobufType];
 
 function intParam(q: URLSearchParams, name: string): number | undefined {
@@ -98,7 +101,14 @@ export async function handleList(scope: RequestScope, ctx: ServerContext): Promi
   if (list.rawItems) {
     // The items are already JSON text; only the envelope is serialized here.
     const head = JSON.stringify({ kind: def.listKind, apiVersion: apiVersionOf(def), metadata: listMeta });
-    writeRaw(scope.res, 200, `${head.slice(0, -1)},"items":[${list.rawItems.join(',')}]}`, 'application/json');
+    // Encoding each item on its own is several times faster than joining 500 spliced strings first.
+    const parts: Buffer[] = [Buffer.from(`${head.slice(0, -1)},"items":[`)];
+    list.rawItems.forEach((item, i) => {
+      if (i > 0) parts.push(comma);
+      parts.push(Buffer.from(item));
+    });
+    parts.push(closeList);
+    writeRaw(scope.res, 200, Buffer.concat(parts), 'application/json');
     return;
   }
   writeBody(scope.res, 200, { kind: def.listKind, apiVersion: apiVersionOf(def), metadata: listMeta, items: list.items }, format);

@@ -65,10 +65,12 @@ export function writeBody(res: ServerResponse, code: number, body: unknown, form
   res.end(text);
 }
 
-export function writeRaw(res: ServerResponse, code: number, text: string, contentType: string): void {
+export function writeRaw(res: ServerResponse, code: number, body: string | Buffer, contentType: string): void {
   if (res.headersSent) return;
-  res.writeHead(code, { 'Content-Type': contentType, 'Content-Length': Buffer.byteLength(text), 'Cache-Control': 'no-cache, private' });
-  res.end(text);
+  // Encoded once: Content-Length and the write would otherwise each convert the string.
+  const bytes = typeof body === 'string' ? Buffer.from(body) : body;
+  res.writeHead(code, { 'Content-Type': contentType, 'Content-Length': bytes.length, 'Cache-Control': 'no-cache, private' });
+  res.end(bytes);
 }
 
 export function writeError(res: ServerResponse, err: ApiError): void {

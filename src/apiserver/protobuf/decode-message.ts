@@ -2,7 +2,8 @@
  * Decodes one protobuf message into the JSON object Kubernetes' JSON encoding would give,
  * driven by a compiled message table (see schema.ts). Unknown fields are skipped; a known
  * field with the wrong wire type, a truncated value or nesting past `maxDepth` raises a
- * `ProtobufDecodeError` that names the field path, e.g. `spec(2).ports(1)[0].port(3)`.
+ * `ProtobufDecodeError` that names the field path, e.g. `spec(2).ports(1)[0].port(3)`; an
+ * inlined message shows as its message name, as in `volumes(1)[0].VolumeSource(2).nfs(7)`.
  */
 import { ProtobufDecodeError } from './errors.ts';
 import type { Field, Message, ScalarType, ValueType } from './schema.ts';
@@ -24,11 +25,12 @@ export function decodeMessage(r: WireReader, message: Message, target: JsonObjec
     try {
       const { field, wire } = r.tag();
       const f = message.fields.get(field);
-      where = join(path, f ? `${f.json ?? `(${message.name} inline)`}(${field})` : `(unknown field ${field})`);
+      where = join(path, f ? `${f.json ?? inlinedName(f)}(${field})` : `(unknown field ${field})`);
       if (f) readField(r, f, wire, target, where, depth);
       else r.skip(wire);
     } catch (e) {
-      throw located(e, where || message.name);
+      if (e instanceof ProtobufDecodeError) throw located(e, where || message.name);
+      throw e;
     }
   }
   return target;
@@ -57,7 +59,8 @@ function readField(r: WireReader, f: Field, wire: WireType, target: JsonObject, 
   if (f.json === null) {
     // An inlined (embedded) message: its fields land in the parent object.
     expectWire(wire, WireType.lengthDelimited);
-    decodeMessage(r.lengthDelimited(), (f.value as { message: Message }).message, target, path, depth + 1);
+    if (f.value.kind !== 'message') throw new ProtobufDecodeError('only messages can be inlined');
+    decodeMessage(r.lengthDelimited(), f.value.message, target, path, depth + 1);
     return;
   }
   const value = readValue(r, f.value, wire, target[f.json], path, depth);
@@ -83,7 +86,6 @@ function readValue(r: WireReader, type: ValueType, wire: WireType, existing: unk
 }
 
 function readMapEntry(r: WireReader, valueType: ValueType, path: string, depth: number): [string, unknown] {
-  if (depth > maxDepth) throw new ProtobufDecodeError(`messages nest deeper than ${maxDepth} levels`);
   let key = '';
   let value: unknown;
   while (!r.done) {
@@ -153,6 +155,10 @@ function expectWire(got: WireType, want: WireType): void {
   if (got !== want) throw new ProtobufDecodeError(`wire type ${got} (${wireNames[got]}) where ${want} (${wireNames[want]}) belongs`);
 }
 
+function inlinedName(f: Field): string {
+  return f.value.kind === 'message' ? f.value.message.name : '(inline)';
+}
+
 function join(path: string, segment: string): string {
   return path ? `${path}.${segment}` : segment;
 }
@@ -160,12 +166,9 @@ function join(path: string, segment: string): string {
 /** Marks an error with the innermost field path once; outer frames leave it as it is. */
 const locatedErrors = new WeakSet<Error>();
 
-function located(e: unknown, path: string): ProtobufDecodeError {
-  if (e instanceof ProtobufDecodeError) {
-    if (locatedErrors.has(e)) return e;
-    const out = new ProtobufDecodeError(`${path}: ${e.message}`);
-    locatedErrors.add(out);
-    return out;
-  }
-  throw e;
+function located(e: ProtobufDecodeError, path: string): ProtobufDecodeError {
+  if (locatedErrors.has(e)) return e;
+  const out = new ProtobufDecodeError(`${path}: ${e.message}`);
+  locatedErrors.add(out);
+  return out;
 }
