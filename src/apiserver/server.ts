@@ -19,6 +19,7 @@ import { CrdController } from './controllers/crd-controller.ts';
 import { DisruptionController } from './controllers/disruption-controller.ts';
 import { StoreEventSource } from './controllers/event-source.ts';
 import { GarbageCollector } from './controllers/garbage-collector.ts';
+import { NamespaceCache } from './controllers/namespace-cache.ts';
 import { NamespaceController } from './controllers/namespace-controller.ts';
 import { Discovery } from './discovery/discovery.ts';
 import { ApiError, errors } from './errors.ts';
@@ -93,7 +94,9 @@ export async function startApiServer(options: ApiServerOptions): Promise<Running
 
   const registry = new ResourceRegistry();
   registry.register(attachBuiltinSchemas(builtinResources()));
+  const namespaceCache = new NamespaceCache();
   const store = new ObjectStore(backend, registry, {
+    namespaceActive: (name) => namespaceCache.isActive(name),
     checkSchema,
     managedFields: managedFieldsHook,
     admitCreate: serviceAdmission(() => store),
@@ -116,6 +119,7 @@ export async function startApiServer(options: ApiServerOptions): Promise<Running
   const startRevision = await backend.currentRevision();
   await events.start(startRevision, lifetime.signal);
   await crds.start(events);
+  await namespaceCache.start(events, store, registry);
   await ensureSystemNamespaces(store, registry);
   await gc.start(events);
   await namespaces.start(events);

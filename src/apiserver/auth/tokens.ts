@@ -39,16 +39,26 @@ export function ensureTokenAuthenticator(pkiDir: string): TokenAuthenticator {
   const entries = readFileSync(file, 'utf8').split('\n').map(parseLine).filter((e): e is NonNullable<typeof e> => e !== undefined);
   if (entries.length === 0) throw new Error(`${file}: no token entries`);
   const byDigest = entries.map((e) => ({ digest: digest(e.token), user: e.user }));
+  // Headers already verified, so that a client's every request does not hash its token again
+  // (kube-apiserver caches token authentication likewise). Bounded; only successes are kept.
+  const verified = new Map<string, UserInfo>();
+  const maxVerified = 1024;
   return {
     adminToken: entries[0]!.token,
     authenticate(authorization) {
       if (!authorization) return undefined;
+      const cached = verified.get(authorization);
+      if (cached) return cached;
       const m = /^Bearer\s+(\S+)\s*$/i.exec(authorization);
       if (!m) return undefined;
       const d = digest(m[1]!);
       // Every entry is compared so the time taken does not reveal which one matched.
       let found: UserInfo | undefined;
       for (const e of byDigest) if (timingSafeEqual(e.digest, d)) found = e.user;
+      if (found) {
+        if (verified.size >= maxVerified) verified.clear();
+        verified.set(authorization, found);
+      }
       return found;
     },
   };

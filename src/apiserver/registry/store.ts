@@ -64,6 +64,8 @@ export interface StoreHooks {
   managedFields?(def: ResourceDefinition, live: KubeObject | undefined, updated: KubeObject, ctx: WriteContext): unknown[] | undefined;
   /** Schema checks for custom resources and unknown-field handling; returns field errors. */
   checkSchema?(def: ResourceDefinition, obj: KubeObject, ctx: WriteContext): FieldError[];
+  /** True when the namespace is known to be Active (a cache); false means "look it up". */
+  namespaceActive?(name: string): boolean;
   /** Graceful pod deletion needs to know whether the node exists. */
   gracefulDeletionSeconds?(def: ResourceDefinition, obj: KubeObject, requested: number | undefined): Promise<number>;
 }
@@ -247,7 +249,7 @@ export class ObjectStore {
   }
 
   private async checkNamespace(def: ResourceDefinition, namespace: string | undefined): Promise<void> {
-    if (!def.namespaced || !namespace) return;
+    if (!def.namespaced || !namespace || this.hooks.namespaceActive?.(namespace)) return;
     const kv = await this.backend.get(`/registry/core/namespaces/${namespace}`);
     if (!kv) throw errors.notFound({ resource: 'namespaces', group: '' }, namespace);
     const ns = JSON.parse(kv.value) as KubeObject;
