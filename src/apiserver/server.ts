@@ -175,7 +175,7 @@ export async function startApiServer(options: ApiServerOptions): Promise<Running
     });
   };
 
-  const server: Server = createServer({ cert: pki.certPem, key: pki.keyPem, keepAliveTimeout: 65_000, requestTimeout: 0, headersTimeout: 60_000 }, handler);
+  const server: Server = createServer({ cert: pki.certPem, key: pki.keyPem, keepAliveTimeout: 65_000, requestTimeout: 0, headersTimeout: 60_000, noDelay: true }, handler);
   server.on('clientError', (err, socket) => {
     if (socket.writable) socket.end('HTTP/1.1 400 Bad Request\r\nConnection: close\r\n\r\n');
     log.debug({ err: err.message }, 'client error');
