@@ -188,7 +188,6 @@ export class ObjectStore {
       const token = decodeContinue(opts.continueToken);
       revision = token.rv;
       startAfter = prefix + token.start;
-      if (!startAfter.startsWith(prefix)) throw errors.badRequest('continue: Invalid value: continue key is not valid');
       const compacted = await this.backend.compactRevision();
       if (revision <= compacted) {
         throw errors.expired('The provided continue parameter is too old to display a consistent list result. You can start a new list without the continue parameter, or use the continue token in this response to retrieve the remainder of the results. Continuing with the provided token results in an inconsistent list - objects that were created, modified, or deleted between the time the first chunk was returned and now may show up in the list.');
