@@ -42,9 +42,20 @@ class Pruner {
   }
 
   prune(x: Json, s: JSONSchemaProps | null | undefined, path: string): void {
-    if (s && s['x-kubernetes-preserve-unknown-fields']) return this.skipPrune(x, s, path);
+    if (s && s['x-kubernetes-preserve-unknown-fields']) return this.walk(x, s, path, false);
+    this.walk(x, s, path, true);
+  }
+
+  /**
+   * Prunes the known children of `x`; unknown ones are dropped when `dropUnknown` (and kept
+   * under `x-kubernetes-preserve-unknown-fields`, whose known children are still pruned).
+   */
+  private walk(x: Json, s: JSONSchemaProps | null | undefined, path: string, dropUnknown: boolean): void {
     if (Array.isArray(x)) {
-      for (let i = 0; i < x.length; i++) this.prune(x[i], s ? s.items : null, `${path}[${i}]`);
+      for (let i = 0; i < x.length; i++) {
+        if (dropUnknown) this.prune(x[i], s ? s.items : null, `${path}[${i}]`);
+        else if (s?.items) this.walk(x[i], s.items, `${path}[${i}]`, false);
+      }
       return;
     }
     if (!isObject(x)) return;
@@ -65,29 +76,10 @@ class Pruner {
       const prop = s.properties && Object.hasOwn(s.properties, k) ? s.properties[k] : undefined;
       if (prop) this.prune(x[k], prop, this.join(path, k));
       else if (ap !== undefined) this.prune(x[k], ap, this.join(path, k));
-      else {
+      else if (dropUnknown) {
         if (!metaFields.has(k) || path !== '') this.paths.push(this.join(path, k));
         delete x[k];
       }
-    }
-  }
-
-  private skipPrune(x: Json, s: JSONSchemaProps, path: string): void {
-    if (Array.isArray(x)) {
-      for (let i = 0; i < x.length; i++) if (s.items) this.skipPrune(x[i], s.items, `${path}[${i}]`);
-      return;
-    }
-    if (!isObject(x)) return;
-    const embedded = s['x-kubernetes-embedded-resource'] === true;
-    const ap = additionalSchema(s);
-    for (const k of Object.keys(x)) {
-      if (embedded && metaFields.has(k)) {
-        if (k === 'metadata' && path !== '') this.pruneObjectMeta(x[k], this.join(path, k));
-        continue;
-      }
-      const prop = s.properties && Object.hasOwn(s.properties, k) ? s.properties[k] : undefined;
-      if (prop) this.prune(x[k], prop, this.join(path, k));
-      else if (ap !== undefined) this.prune(x[k], ap, this.join(path, k));
     }
   }
 
