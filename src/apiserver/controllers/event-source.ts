@@ -3,7 +3,7 @@
  * decoded once, at the storage version of its resource, and handed to the subscribers of
  * its storage prefix (or of every prefix).
  */
-import type { WatchEvent } from '../../storage/types.ts';
+import { CompactedError, type WatchEvent } from '../../storage/types.ts';
 import type { ResourceRegistry } from '../registry/registry.ts';
 import type { KubeObject, ResourceDefinition } from '../registry/resource.ts';
 import type { ObjectStore } from '../registry/store.ts';
@@ -55,9 +55,19 @@ export class StoreEventSource {
             this.dispatch(ev);
           }
         },
-        // The controllers must never stop seeing events: resubscribe from where they were.
+        // The controllers must never stop seeing events: resubscribe from where they were, or,
+        // if that history is gone, from now (their queues retry, and their next events resync them).
         onClose: () => {
-          if (!signal.aborted) setTimeout(() => void run(last).catch(this.onError), 100).unref();
+          if (signal.aborted) return;
+          const resume = (): void =>
+            void run(last).catch(async (err: unknown) => {
+              this.onError(err);
+              if (err instanceof CompactedError && !signal.aborted) {
+                last = await this.store.backend.currentRevision();
+                setTimeout(resume, 100).unref();
+              }
+            });
+          setTimeout(resume, 100).unref();
         },
       });
     };
