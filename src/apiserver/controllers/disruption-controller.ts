@@ -76,7 +76,7 @@ export class DisruptionController {
       if (ev.type !== 'delete') this.queue.add(`${namespace}/${name}`);
     });
     events.subscribe('core/pods', (ev) => {
-      const ns = ev.object.metadata.namespace;
+      const ns = ev.key.split('/')[4]!; // /registry/core/pods/<namespace>/<name>: no need to decode the pod
       for (const name of this.budgetsByNamespace.get(ns) ?? []) this.queue.add(`${ns}/${name}`);
     });
     const def = this.registry.lookup('policy', 'v1', 'poddisruptionbudgets')!;

@@ -1,9 +1,9 @@
 /**
- * One storage watch over `/registry/` feeding the in-server controllers: each event is
- * decoded once, at the storage version of its resource, and handed to the subscribers of
- * its storage prefix (or of every prefix).
+ * One storage watch over `/registry/` feeding the in-server controllers: each event goes to
+ * the subscribers of its storage prefix (or of every prefix), and is decoded (at the storage
+ * version of its resource) only if one of them asks for the object, at most once.
  */
-import { CompactedError, type WatchEvent } from '../../storage/types.ts';
+import { CompactedError, type KeyValue, type WatchEvent } from '../../storage/types.ts';
 import type { ResourceRegistry } from '../registry/registry.ts';
 import type { KubeObject, ResourceDefinition } from '../registry/resource.ts';
 import type { ObjectStore } from '../registry/store.ts';
@@ -12,8 +12,41 @@ export interface StoreEvent {
   readonly type: WatchEvent['type'];
   readonly def: ResourceDefinition;
   readonly key: string;
+  /** The stored row (for a delete, the last live value), undecoded. */
+  readonly kv: KeyValue;
+  readonly prevKv?: KeyValue;
+  /** The object, decoded on first use and shared by every subscriber: never modify it. */
   readonly object: KubeObject;
   readonly previous?: KubeObject;
+}
+
+class LazyStoreEvent implements StoreEvent {
+  readonly type: WatchEvent['type'];
+  readonly key: string;
+  readonly kv: KeyValue;
+  readonly prevKv?: KeyValue;
+  private decoded?: KubeObject;
+  private decodedPrevious?: KubeObject;
+
+  constructor(
+    ev: WatchEvent,
+    readonly def: ResourceDefinition,
+    private readonly store: ObjectStore,
+  ) {
+    this.type = ev.type;
+    this.key = ev.kv.key;
+    this.kv = ev.kv;
+    this.prevKv = ev.prevKv;
+  }
+
+  get object(): KubeObject {
+    return (this.decoded ??= this.store.decode(this.def, this.kv));
+  }
+
+  get previous(): KubeObject | undefined {
+    if (!this.prevKv) return undefined;
+    return (this.decodedPrevious ??= this.store.decode(this.def, this.prevKv));
+  }
 }
 
 export type StoreEventHandler = (ev: StoreEvent) => void;
@@ -80,20 +113,14 @@ export class StoreEventSource {
     if (!handlers && this.everything.size === 0) return;
     const def = this.registry.byStoragePrefix(prefix);
     if (!def) return;
-    let event: StoreEvent;
-    try {
-      event = {
-        type: ev.type,
-        def,
-        key: ev.kv.key,
-        object: this.store.decode(def, ev.kv),
-        previous: ev.prevKv ? this.store.decode(def, ev.prevKv) : undefined,
-      };
-    } catch (e) {
-      this.onError(e);
-      return;
+    const event = new LazyStoreEvent(ev, def, this.store);
+    // A handler must not stop the others (a value that fails to decode is reported, not fatal).
+    for (const h of [...(handlers ?? []), ...this.everything]) {
+      try {
+        h(event);
+      } catch (e) {
+        this.onError(e);
+      }
     }
-    for (const h of handlers ?? []) h(event);
-    for (const h of this.everything) h(event);
   }
 }

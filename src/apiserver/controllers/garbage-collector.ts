@@ -7,8 +7,9 @@
  * - an owner deleted with `Foreground` (finalizer `foregroundDeletion`) has its dependents
  *   deleted (in foreground too), and loses the finalizer once no dependent with
  *   `blockOwnerDeletion` remains.
- * An in-memory ownership index, fed by the store's events, says where to look; every decision
- * is checked against the store before it is acted on.
+ * An in-memory index of who references whom, fed by the store's events (decoding only events
+ * whose stored text mentions owner references or a deletion), says where to look; every
+ * decision is checked against the store before it is acted on.
  */
 import { ApiError } from '../errors.ts';
 import type { ResourceRegistry } from '../registry/registry.ts';
@@ -19,21 +20,19 @@ import { KeyedQueue } from './queue.ts';
 
 const manager = 'garbage-collector';
 
-interface Node {
-  key: string;
-  owners: OwnerReference[];
-  deleting: boolean;
-  finalizers: string[];
-}
-
 function isNotFound(e: unknown): boolean {
   return e instanceof ApiError && e.reason === 'NotFound';
 }
 
+/** Text checks on the stored JSON, so that events that cannot concern the collector are never decoded. */
+const mentionsOwners = (text: string | undefined): boolean => text !== undefined && text.includes('"ownerReferences"');
+const mentionsDeletion = (text: string): boolean => text.includes('"deletionTimestamp"');
+
 export class GarbageCollector {
-  private readonly byUid = new Map<string, Node>();
+  /** Owner uid → keys of the objects that reference it. Only objects with owner references are indexed. */
   private readonly dependents = new Map<string, Set<string>>();
-  private readonly uidOfKey = new Map<string, string>();
+  /** Dependent key → the owner uids it references (to keep `dependents` exact). */
+  private readonly ownersOfKey = new Map<string, string[]>();
   readonly queue: KeyedQueue;
 
   constructor(
@@ -44,16 +43,16 @@ export class GarbageCollector {
     this.queue = new KeyedQueue((item) => this.process(item), { onError, concurrency: 4 });
   }
 
-  /** Builds the index from every stored object, then follows events. */
+  /** Builds the index from every stored object, checks every dependent once, then follows events. */
   async start(events: StoreEventSource): Promise<void> {
     events.subscribe('*', (ev) => this.onEvent(ev));
     for (const def of this.registry.storageDefinitions()) {
       const list = await this.store.list(def, undefined);
-      for (const obj of list.items) this.observe(this.store.key(def, obj.metadata.namespace, obj.metadata.name), obj);
-    }
-    for (const node of this.byUid.values()) {
-      if (node.owners.length) this.queue.add(`dep:${node.key}`);
-      if (node.deleting) this.queue.add(`owner:${node.key}`);
+      for (const obj of list.items) {
+        const key = this.store.key(def, obj.metadata.namespace, obj.metadata.name);
+        if (this.index(key, obj)) this.queue.add(`dep:${key}`);
+        if (this.isOwnerBeingDeleted(obj)) this.queue.add(`owner:${key}`);
+      }
     }
   }
 
@@ -61,53 +60,58 @@ export class GarbageCollector {
     this.queue.stop();
   }
 
-  private observe(key: string, obj: KubeObject): Node {
-    const uid = obj.metadata.uid as string;
-    const previousUid = this.uidOfKey.get(key);
-    if (previousUid && previousUid !== uid) this.forget(key);
-    const old = this.byUid.get(uid);
-    for (const ref of old?.owners ?? []) this.dependents.get(ref.uid)?.delete(key);
-    const node: Node = {
-      key,
-      owners: Array.isArray(obj.metadata.ownerReferences) ? obj.metadata.ownerReferences : [],
-      deleting: !!obj.metadata.deletionTimestamp,
-      finalizers: obj.metadata.finalizers ?? [],
-    };
-    for (const ref of node.owners) {
-      const set = this.dependents.get(ref.uid) ?? new Set<string>();
-      set.add(key);
-      this.dependents.set(ref.uid, set);
+  /** Records `obj`'s owner references under `key`; true when it has any. */
+  private index(key: string, obj: KubeObject | undefined): boolean {
+    for (const uid of this.ownersOfKey.get(key) ?? []) {
+      const set = this.dependents.get(uid);
+      set?.delete(key);
+      if (set?.size === 0) this.dependents.delete(uid);
     }
-    this.byUid.set(uid, node);
-    this.uidOfKey.set(key, uid);
-    return node;
+    this.ownersOfKey.delete(key);
+    const refs: OwnerReference[] = Array.isArray(obj?.metadata?.ownerReferences) ? obj!.metadata.ownerReferences : [];
+    if (!refs.length) return false;
+    const uids = refs.map((r) => r.uid);
+    this.ownersOfKey.set(key, uids);
+    for (const uid of uids) {
+      const set = this.dependents.get(uid) ?? new Set<string>();
+      set.add(key);
+      this.dependents.set(uid, set);
+    }
+    return true;
   }
 
-  private forget(key: string): Node | undefined {
-    const uid = this.uidOfKey.get(key);
-    if (!uid) return undefined;
-    const node = this.byUid.get(uid);
-    this.uidOfKey.delete(key);
-    this.byUid.delete(uid);
-    for (const ref of node?.owners ?? []) this.dependents.get(ref.uid)?.delete(key);
-    return node;
+  private isOwnerBeingDeleted(obj: KubeObject): boolean {
+    const finalizers: string[] = obj.metadata?.finalizers ?? [];
+    return !!obj.metadata?.deletionTimestamp && (finalizers.includes('orphan') || finalizers.includes('foregroundDeletion'));
+  }
+
+  /** Queues the owners `obj` references, resolved by kind and name (an owner in foreground deletion may now be free). */
+  private queueOwnersOf(obj: KubeObject): void {
+    for (const ref of (obj.metadata?.ownerReferences ?? []) as OwnerReference[]) {
+      const def = this.registry.byKind(ref.apiVersion, ref.kind);
+      if (!def || (def.namespaced && !obj.metadata.namespace)) continue;
+      this.queue.add(`owner:${this.store.key(def, def.namespaced ? obj.metadata.namespace : undefined, ref.name)}`);
+    }
   }
 
   private onEvent(ev: StoreEvent): void {
     if (ev.type === 'delete') {
-      const node = this.forget(ev.key);
-      const uid = ev.object.metadata?.uid as string;
-      for (const dep of this.dependents.get(uid) ?? []) this.queue.add(`dep:${dep}`);
-      // An owner waiting in foreground may now be free.
-      for (const ref of node?.owners ?? []) {
-        const owner = this.byUid.get(ref.uid);
-        if (owner?.deleting) this.queue.add(`owner:${owner.key}`);
-      }
+      const hadOwners = this.ownersOfKey.has(ev.key);
+      this.index(ev.key, undefined);
+      // Dependents of the deleted object may now be orphans.
+      for (const dep of this.dependents.get(ev.object.metadata?.uid) ?? []) this.queue.add(`dep:${dep}`);
+      if (hadOwners) this.queueOwnersOf(ev.object);
       return;
     }
-    const node = this.observe(ev.key, ev.object);
-    if (node.owners.some((r) => !this.byUid.has(r.uid) || this.byUid.get(r.uid)!.deleting)) this.queue.add(`dep:${ev.key}`);
-    if (node.deleting && (node.finalizers.includes('orphan') || node.finalizers.includes('foregroundDeletion'))) this.queue.add(`owner:${ev.key}`);
+    const text = ev.kv.value;
+    if (mentionsOwners(text) || mentionsOwners(ev.prevKv?.value)) {
+      const obj = ev.object;
+      const before = JSON.stringify(this.ownersOfKey.get(ev.key) ?? []);
+      const has = this.index(ev.key, obj);
+      // As kube's collector: a dependent is checked when it appears or its references change.
+      if (has && (ev.type === 'create' || JSON.stringify(this.ownersOfKey.get(ev.key)) !== before)) this.queue.add(`dep:${ev.key}`);
+    }
+    if (mentionsDeletion(text) && this.isOwnerBeingDeleted(ev.object)) this.queue.add(`owner:${ev.key}`);
   }
 
   private defOfKey(key: string): ResourceDefinition | undefined {

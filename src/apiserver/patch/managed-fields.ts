@@ -249,8 +249,13 @@ export function updateManagedFields(opts: UpdateManagedFieldsOptions): ManagedFi
   const schema = rootSchema(opts.schema, resolve);
   const before = withoutManagedFields(opts.live) ?? {};
   const after = withoutManagedFields(opts.updated);
-  const cmp = ownableComparison(compareObjects(before, after, schema, resolve), opts.resetFields);
   const who = { manager: opts.manager, operation: 'Update' as const, apiVersion: opts.apiVersion, ...(opts.subresource ? { subresource: opts.subresource } : {}) };
+  if (opts.live === undefined && opts.updated.metadata?.managedFields === undefined) {
+    // A plain create (the hot path): no earlier managers, and everything the creator set is new.
+    const fields = ownable(compareObjects(before, after, schema, resolve).added, opts.resetFields);
+    return fields.isEmpty() ? [] : encodeManagedFields(new Map([[managerIdentity(who), { ...who, time: formatTime(opts.now), fields }]]));
+  }
+  const cmp = ownableComparison(compareObjects(before, after, schema, resolve), opts.resetFields);
   const managers = recordUpdate(baseManagers(opts.live, opts.updated, opts.subresource), cmp, who, formatTime(opts.now));
   return encodeManagedFields(capUpdateManagers(managers));
 }

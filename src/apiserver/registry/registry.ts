@@ -8,6 +8,7 @@ import { apiVersionOf, gvrKey, type ResourceDefinition } from './resource.ts';
 export class ResourceRegistry {
   private readonly byGvr = new Map<string, ResourceDefinition>();
   private readonly listeners = new Set<() => void>();
+  private readonly byStorage = new Map<string, ResourceDefinition | undefined>();
   private gen = 0;
 
   get generation(): number {
@@ -42,11 +43,13 @@ export class ResourceRegistry {
 
   /** One definition per storage prefix (the storage version's), for whole-store walks such as garbage collection. */
   byStoragePrefix(prefix: string): ResourceDefinition | undefined {
+    if (this.byStorage.has(prefix)) return this.byStorage.get(prefix);
     let found: ResourceDefinition | undefined;
     for (const d of this.byGvr.values()) {
       if (d.storagePrefix !== prefix || d.conversion) continue;
       if (!found || apiVersionOf(d) === d.storageVersion) found = d;
     }
+    this.byStorage.set(prefix, found);
     return found;
   }
 
@@ -66,6 +69,7 @@ export class ResourceRegistry {
 
   private changed(): void {
     this.gen++;
+    this.byStorage.clear();
     for (const l of this.listeners) l();
   }
 }
