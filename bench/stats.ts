@@ -12,14 +12,22 @@ export class Latencies {
     const sorted = [...this.samples].sort((a, b) => a - b);
     return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
   }
+  /** Every sample, in order (for looking at outliers). */
+  all(): readonly number[] {
+    return this.samples;
+  }
   summary(): string {
     return `p50 ${this.percentile(50).toFixed(2)} ms, p99 ${this.percentile(99).toFixed(2)} ms`;
   }
 }
 
-/** Runs `total` operations with `concurrency` workers; returns ops/s and latencies. */
-export async function loadLoop(total: number, concurrency: number, op: (i: number) => Promise<void>): Promise<{ opsPerSec: number; latencies: Latencies; seconds: number }> {
-  const latencies = new Latencies();
+/** Runs `total` operations with `concurrency` workers; returns ops/s and the latencies (added to `latencies` when given). */
+export async function loadLoop(
+  total: number,
+  concurrency: number,
+  op: (i: number) => Promise<void>,
+  latencies = new Latencies(),
+): Promise<{ opsPerSec: number; latencies: Latencies; seconds: number }> {
   let next = 0;
   const started = performance.now();
   await Promise.all(
