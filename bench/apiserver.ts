@@ -215,7 +215,14 @@ async function benchApiServer(etcd: EtcdLoad | undefined): Promise<{ apiCreates:
 
 /** Starts a throwaway etcd on loopback ports, if installed, and a client that puts ConfigMap-sized values. */
 async function startEtcd(): Promise<EtcdLoad | undefined> {
-  const etcdBin = ['/usr/bin/etcd', '/usr/local/bin/etcd'].find((p) => spawnSync(p, ['--version']).status === 0);
+  const find = () => ['/usr/bin/etcd', '/usr/local/bin/etcd'].find((p) => spawnSync(p, ['--version']).status === 0);
+  let etcdBin = find();
+  // The comparison needs etcd; on a Debian machine where we may, install it (SHIPYARD_BENCH_NO_INSTALL=1 to skip).
+  if (!etcdBin && !process.env.SHIPYARD_BENCH_NO_INSTALL && process.getuid?.() === 0 && spawnSync('apt-get', ['--version']).status === 0) {
+    console.log('etcd: installing Debian package etcd-server for the comparison ...');
+    spawnSync('apt-get', ['install', '-y', '-q', 'etcd-server'], { stdio: 'ignore', timeout: 300_000, env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' } });
+    etcdBin = find();
+  }
   if (!etcdBin) {
     console.log('etcd: not installed (Debian package etcd-server); skipping the raw-store comparison');
     return undefined;
