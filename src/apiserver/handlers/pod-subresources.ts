@@ -3,6 +3,7 @@ import { errors } from '../errors.ts';
 import { decodeBody, mediaType, readBody } from '../http/body.ts';
 import { writeBody } from '../http/respond.ts';
 import type { KubeObject } from '../registry/resource.ts';
+import { nowTimestamp } from '../registry/store.ts';
 import type { RequestScope, ServerContext } from './context.ts';
 
 export async function handleBinding(scope: RequestScope, ctx: ServerContext): Promise<void> {
@@ -18,7 +19,7 @@ export async function handleBinding(scope: RequestScope, ctx: ServerContext): Pr
     if (pod.spec?.nodeName) throw errors.conflict(def, info.name!, `pod ${info.name} is already assigned to node "${pod.spec.nodeName}"`);
     pod.spec.nodeName = target;
     const conditions = (pod.status?.conditions ?? []).filter((c: KubeObject) => c.type !== 'PodScheduled');
-    conditions.push({ type: 'PodScheduled', status: 'True', lastProbeTime: null, lastTransitionTime: new Date().toISOString().replace(/\.\d+Z$/, 'Z') });
+    conditions.push({ type: 'PodScheduled', status: 'True', lastProbeTime: null, lastTransitionTime: nowTimestamp() });
     pod.status = { ...(pod.status ?? {}), conditions };
     delete pod.metadata.resourceVersion;
     return pod;

@@ -13,6 +13,7 @@
  * are sorted (Apply before Update, then by time, manager, apiVersion, subresource); and more
  * than ten Update entries fold the oldest into `ancient-changes`.
  */
+import { formatTimestamp } from '../../api/time.ts';
 import { noRefs, type JSONSchemaProps, type SchemaResolver } from '../../api/schema.ts';
 import type { KubeObject } from '../registry/resource.ts';
 import { fieldElement, FieldSet, type FieldPath } from './field-set.ts';
@@ -71,7 +72,7 @@ export function describeManager(m: Pick<ManagerFields, 'manager' | 'operation' |
 
 /** RFC 3339 in whole seconds, as metav1.Time serializes. */
 export function formatTime(now: Date): string {
-  return now.toISOString().replace(/\.\d+Z$/, 'Z');
+  return formatTimestamp(now);
 }
 
 const metadata = fieldElement('metadata');

@@ -8,6 +8,7 @@ import { randomUUID } from 'node:crypto';
 import { isDeepStrictEqual } from 'node:util';
 import type { FieldError } from '../../api/field-errors.ts';
 import { generateName } from '../../api/names.ts';
+import { formatTimestamp } from '../../api/time.ts';
 import { CompactedError, FutureRevisionError, type Backend, type KeyValue } from '../../storage/types.ts';
 import { ApiError, errors } from '../errors.ts';
 import type { LabelMatcher, ObjectMatcher } from './list-filter.ts';
@@ -98,7 +99,7 @@ function parseRv(value: string, field = 'resourceVersion'): number {
 }
 
 export function nowTimestamp(now = new Date()): string {
-  return now.toISOString().replace(/\.\d{3}Z$/, 'Z');
+  return formatTimestamp(now);
 }
 
 /** The parts of an object that `generation` tracks: everything but metadata (and status, when it is a subresource). */

@@ -12,6 +12,7 @@
  * time), which is what `kubectl get crd` shows. `defaultTableConvertor` (Name, Age) is what
  * kubectl shows for a server without tables; use it for anything else without a printer.
  */
+import { formatTimestamp } from '../../api/time.ts';
 import { ageColumn, column, nameColumn, text } from './columns.ts';
 import { ageSince, humanDuration, parseTimestamp, zeroTime } from './human-duration.ts';
 import { compileJsonPath, formatJsonPathValue } from './jsonpath.ts';
@@ -88,7 +89,7 @@ export function crdTableConvertor(printerColumns: readonly PrinterColumn[] | und
 /** `time.Time.UTC().Format(time.RFC3339)`: seconds precision, `Z`. */
 function rfc3339(timestamp: unknown): string {
   const t = parseTimestamp(timestamp) ?? zeroTime;
-  return new Date(t).toISOString().replace(/\.\d{3}Z$/, 'Z');
+  return formatTimestamp(t);
 }
 
 export const createdAtTableConvertor: TableConvertor = {
