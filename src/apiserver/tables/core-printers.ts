@@ -2,7 +2,7 @@
  * Printers for the core/v1 kinds other than pods and events: nodes, namespaces, configmaps,
  * secrets, services, endpoints and serviceaccounts, with the columns and cell formats
  * kube-apiserver gives them (`Ready,SchedulingDisabled`, `80/TCP,443:30443/TCP`,
- * `10.0.0.1:80,10.0.0.2:80 + 3 more...`, `<none>` for empty values).
+ * `127.128.0.1:80,127.128.0.2:80 + 3 more...`, `<none>` for empty values).
  */
 import { formatLabels } from '../selectors/label-selector.ts';
 import { ageColumn, column, int, nameColumn, size, text, wide } from './columns.ts';

@@ -14,7 +14,7 @@ function pod(overrides: { spec?: PrintedObject; status?: PrintedObject; metadata
   return {
     metadata: { name: 'web', namespace: 'default', creationTimestamp: ago(5 * minute), ...overrides.metadata },
     spec: { containers: [{ name: 'app' }], nodeName: 'n1', ...overrides.spec },
-    status: { phase: 'Running', podIP: '10.0.0.5', podIPs: [{ ip: '10.0.0.5' }], ...overrides.status },
+    status: { phase: 'Running', podIP: '127.128.0.5', podIPs: [{ ip: '127.128.0.5' }], ...overrides.status },
   };
 }
 
@@ -40,7 +40,7 @@ describe('pod table', () => {
     {
       name: 'running and ready',
       pod: pod({ spec: { containers: [{ name: 'a' }, { name: 'b' }] }, status: { containerStatuses: [ready('a'), ready('b')] } }),
-      cells: ['web', '2/2', 'Running', '0', '5m', '10.0.0.5', 'n1', '<none>', '<none>'],
+      cells: ['web', '2/2', 'Running', '0', '5m', '127.128.0.5', 'n1', '<none>', '<none>'],
     },
     {
       name: 'crash looping, with the last restart’s age',
@@ -51,12 +51,12 @@ describe('pod table', () => {
           ],
         },
       }),
-      cells: ['web', '0/1', 'CrashLoopBackOff', '5 (2m ago)', '5m', '10.0.0.5', 'n1', '<none>', '<none>'],
+      cells: ['web', '0/1', 'CrashLoopBackOff', '5 (2m ago)', '5m', '127.128.0.5', 'n1', '<none>', '<none>'],
     },
     {
       name: 'restarts without a recorded termination print bare',
       pod: pod({ status: { containerStatuses: [ready('app', { restartCount: 2 })] } }),
-      cells: ['web', '1/1', 'Running', '2', '5m', '10.0.0.5', 'n1', '<none>', '<none>'],
+      cells: ['web', '1/1', 'Running', '2', '5m', '127.128.0.5', 'n1', '<none>', '<none>'],
     },
     {
       name: 'creating containers, not yet scheduled IP',
@@ -71,27 +71,27 @@ describe('pod table', () => {
     {
       name: 'completed',
       pod: pod({ status: { phase: 'Succeeded', containerStatuses: [{ name: 'app', ready: false, restartCount: 0, state: { terminated: { exitCode: 0, reason: 'Completed' } } }] } }),
-      cells: ['web', '0/1', 'Completed', '0', '5m', '10.0.0.5', 'n1', '<none>', '<none>'],
+      cells: ['web', '0/1', 'Completed', '0', '5m', '127.128.0.5', 'n1', '<none>', '<none>'],
     },
     {
       name: 'failed with an error',
       pod: pod({ status: { phase: 'Failed', containerStatuses: [{ name: 'app', ready: false, restartCount: 0, state: { terminated: { exitCode: 1, reason: 'Error' } } }] } }),
-      cells: ['web', '0/1', 'Error', '0', '5m', '10.0.0.5', 'n1', '<none>', '<none>'],
+      cells: ['web', '0/1', 'Error', '0', '5m', '127.128.0.5', 'n1', '<none>', '<none>'],
     },
     {
       name: 'killed by a signal, no reason',
       pod: pod({ status: { containerStatuses: [{ name: 'app', ready: false, restartCount: 0, state: { terminated: { exitCode: 137, signal: 9 } } }] } }),
-      cells: ['web', '0/1', 'Signal:9', '0', '5m', '10.0.0.5', 'n1', '<none>', '<none>'],
+      cells: ['web', '0/1', 'Signal:9', '0', '5m', '127.128.0.5', 'n1', '<none>', '<none>'],
     },
     {
       name: 'exited with a code, no reason',
       pod: pod({ status: { containerStatuses: [{ name: 'app', ready: false, restartCount: 0, state: { terminated: { exitCode: 3 } } }] } }),
-      cells: ['web', '0/1', 'ExitCode:3', '0', '5m', '10.0.0.5', 'n1', '<none>', '<none>'],
+      cells: ['web', '0/1', 'ExitCode:3', '0', '5m', '127.128.0.5', 'n1', '<none>', '<none>'],
     },
     {
       name: 'evicted (a pod-level reason)',
       pod: pod({ status: { phase: 'Failed', reason: 'Evicted' } }),
-      cells: ['web', '0/1', 'Evicted', '0', '5m', '10.0.0.5', 'n1', '<none>', '<none>'],
+      cells: ['web', '0/1', 'Evicted', '0', '5m', '127.128.0.5', 'n1', '<none>', '<none>'],
     },
     {
       name: 'one container completed, one still running and the pod ready',
@@ -99,7 +99,7 @@ describe('pod table', () => {
         spec: { containers: [{ name: 'a' }, { name: 'b' }] },
         status: { conditions: [{ type: 'Ready', status: 'True' }], containerStatuses: [{ name: 'a', ready: false, restartCount: 0, state: { terminated: { exitCode: 0, reason: 'Completed' } } }, ready('b')] },
       }),
-      cells: ['web', '1/2', 'Running', '0', '5m', '10.0.0.5', 'n1', '<none>', '<none>'],
+      cells: ['web', '1/2', 'Running', '0', '5m', '127.128.0.5', 'n1', '<none>', '<none>'],
     },
     {
       name: 'one container completed, one still running, the pod not ready',
@@ -107,22 +107,22 @@ describe('pod table', () => {
         spec: { containers: [{ name: 'a' }, { name: 'b' }] },
         status: { containerStatuses: [{ name: 'a', ready: false, restartCount: 0, state: { terminated: { exitCode: 0, reason: 'Completed' } } }, ready('b')] },
       }),
-      cells: ['web', '1/2', 'NotReady', '0', '5m', '10.0.0.5', 'n1', '<none>', '<none>'],
+      cells: ['web', '1/2', 'NotReady', '0', '5m', '127.128.0.5', 'n1', '<none>', '<none>'],
     },
     {
       name: 'terminating',
       pod: pod({ metadata: { deletionTimestamp: ago(0) }, status: { containerStatuses: [ready('app')] } }),
-      cells: ['web', '1/1', 'Terminating', '0', '5m', '10.0.0.5', 'n1', '<none>', '<none>'],
+      cells: ['web', '1/1', 'Terminating', '0', '5m', '127.128.0.5', 'n1', '<none>', '<none>'],
     },
     {
       name: 'a finished pod being deleted keeps its status',
       pod: pod({ metadata: { deletionTimestamp: ago(0) }, status: { phase: 'Succeeded', containerStatuses: [{ name: 'app', ready: false, restartCount: 0, state: { terminated: { exitCode: 0, reason: 'Completed' } } }] } }),
-      cells: ['web', '0/1', 'Completed', '0', '5m', '10.0.0.5', 'n1', '<none>', '<none>'],
+      cells: ['web', '0/1', 'Completed', '0', '5m', '127.128.0.5', 'n1', '<none>', '<none>'],
     },
     {
       name: 'on a lost node, being deleted',
       pod: pod({ metadata: { deletionTimestamp: ago(0) }, status: { reason: 'NodeLost' } }),
-      cells: ['web', '0/1', 'Unknown', '0', '5m', '10.0.0.5', 'n1', '<none>', '<none>'],
+      cells: ['web', '0/1', 'Unknown', '0', '5m', '127.128.0.5', 'n1', '<none>', '<none>'],
     },
     {
       name: 'scheduling gated',
@@ -135,7 +135,7 @@ describe('pod table', () => {
         spec: { initContainers: [{ name: 'i1' }, { name: 'i2' }] },
         status: { phase: 'Pending', initContainerStatuses: [{ name: 'i1', restartCount: 0, state: { waiting: { reason: 'PodInitializing' } } }, { name: 'i2', restartCount: 0, state: { waiting: {} } }] },
       }),
-      cells: ['web', '0/1', 'Init:0/2', '0', '5m', '10.0.0.5', 'n1', '<none>', '<none>'],
+      cells: ['web', '0/1', 'Init:0/2', '0', '5m', '127.128.0.5', 'n1', '<none>', '<none>'],
     },
     {
       name: 'second init container running',
@@ -143,7 +143,7 @@ describe('pod table', () => {
         spec: { initContainers: [{ name: 'i1' }, { name: 'i2' }] },
         status: { phase: 'Pending', initContainerStatuses: [{ name: 'i1', restartCount: 0, state: { terminated: { exitCode: 0 } } }, { name: 'i2', restartCount: 0, state: running }] },
       }),
-      cells: ['web', '0/1', 'Init:1/2', '0', '5m', '10.0.0.5', 'n1', '<none>', '<none>'],
+      cells: ['web', '0/1', 'Init:1/2', '0', '5m', '127.128.0.5', 'n1', '<none>', '<none>'],
     },
     {
       name: 'init container crash looping',
@@ -154,12 +154,12 @@ describe('pod table', () => {
           initContainerStatuses: [{ name: 'i1', restartCount: 3, state: { waiting: { reason: 'CrashLoopBackOff' } }, lastState: { terminated: { exitCode: 1, finishedAt: ago(30_000) } } }],
         },
       }),
-      cells: ['web', '0/1', 'Init:CrashLoopBackOff', '3 (30s ago)', '5m', '10.0.0.5', 'n1', '<none>', '<none>'],
+      cells: ['web', '0/1', 'Init:CrashLoopBackOff', '3 (30s ago)', '5m', '127.128.0.5', 'n1', '<none>', '<none>'],
     },
     {
       name: 'init container failed without a reason',
       pod: pod({ spec: { initContainers: [{ name: 'i1' }] }, status: { phase: 'Pending', initContainerStatuses: [{ name: 'i1', restartCount: 0, state: { terminated: { exitCode: 2 } } }] } }),
-      cells: ['web', '0/1', 'Init:ExitCode:2', '0', '5m', '10.0.0.5', 'n1', '<none>', '<none>'],
+      cells: ['web', '0/1', 'Init:ExitCode:2', '0', '5m', '127.128.0.5', 'n1', '<none>', '<none>'],
     },
     {
       name: 'a started sidecar counts as a container',
@@ -171,7 +171,7 @@ describe('pod table', () => {
           containerStatuses: [ready('app')],
         },
       }),
-      cells: ['web', '2/2', 'Running', '1 (3m ago)', '5m', '10.0.0.5', 'n1', '<none>', '<none>'],
+      cells: ['web', '2/2', 'Running', '1 (3m ago)', '5m', '127.128.0.5', 'n1', '<none>', '<none>'],
     },
     {
       name: 'readiness gates',
@@ -179,7 +179,7 @@ describe('pod table', () => {
         spec: { readinessGates: [{ conditionType: 'example.com/lb' }, { conditionType: 'example.com/dns' }] },
         status: { conditions: [{ type: 'example.com/lb', status: 'True' }, { type: 'example.com/dns', status: 'False' }], containerStatuses: [ready('app')] },
       }),
-      cells: ['web', '1/1', 'Running', '0', '5m', '10.0.0.5', 'n1', '<none>', '1/2'],
+      cells: ['web', '1/1', 'Running', '0', '5m', '127.128.0.5', 'n1', '<none>', '1/2'],
     },
   ];
   for (const c of cases) {

@@ -52,11 +52,11 @@ printerSuite('node table', nodeTableConvertor, ['Name', 'Status', 'Roles', 'Age'
       spec: { unschedulable: true },
       status: {
         conditions: [{ type: 'MemoryPressure', status: 'False' }, { type: 'Ready', status: 'True' }],
-        addresses: [{ type: 'Hostname', address: 'n1' }, { type: 'InternalIP', address: '10.0.0.1' }, { type: 'ExternalIP', address: '1.2.3.4' }],
+        addresses: [{ type: 'Hostname', address: 'n1' }, { type: 'InternalIP', address: '127.1.0.1' }, { type: 'ExternalIP', address: '1.2.3.4' }],
         nodeInfo: { kubeletVersion: 'v1.32.0', osImage: 'Shipyard OS', kernelVersion: '6.1.0', containerRuntimeVersion: 'shipyard://1.0' },
       },
     },
-    cells: ['n1', 'Ready,SchedulingDisabled', 'control-plane,master', '5m', 'v1.32.0', '10.0.0.1', '1.2.3.4', 'Shipyard OS', '6.1.0', 'shipyard://1.0'],
+    cells: ['n1', 'Ready,SchedulingDisabled', 'control-plane,master', '5m', 'v1.32.0', '127.1.0.1', '1.2.3.4', 'Shipyard OS', '6.1.0', 'shipyard://1.0'],
   },
   {
     name: 'a worker that is not ready',
@@ -100,28 +100,28 @@ printerSuite('service table', serviceTableConvertor, ['Name', 'Type', 'Cluster-I
     name: 'cluster IP with a node port',
     obj: {
       metadata: meta('web'),
-      spec: { type: 'NodePort', clusterIP: '10.96.0.10', selector: { tier: 'fe', app: 'web' }, ports: [{ port: 80, protocol: 'TCP' }, { port: 443, nodePort: 30443, protocol: 'TCP' }, { port: 53, protocol: 'UDP' }] },
+      spec: { type: 'NodePort', clusterIP: '127.64.0.10', selector: { tier: 'fe', app: 'web' }, ports: [{ port: 80, protocol: 'TCP' }, { port: 443, nodePort: 30443, protocol: 'TCP' }, { port: 53, protocol: 'UDP' }] },
     },
-    cells: ['web', 'NodePort', '10.96.0.10', '<none>', '80/TCP,443:30443/TCP,53/UDP', '5m', 'app=web,tier=fe'],
+    cells: ['web', 'NodePort', '127.64.0.10', '<none>', '80/TCP,443:30443/TCP,53/UDP', '5m', 'app=web,tier=fe'],
   },
   {
     name: 'headless, without ports or selector',
-    obj: { metadata: meta('db'), spec: { type: 'ClusterIP', clusterIP: 'None', externalIPs: ['192.168.1.5'] } },
-    cells: ['db', 'ClusterIP', 'None', '192.168.1.5', '<none>', '5m', '<none>'],
+    obj: { metadata: meta('db'), spec: { type: 'ClusterIP', clusterIP: 'None', externalIPs: ['127.0.1.5'] } },
+    cells: ['db', 'ClusterIP', 'None', '127.0.1.5', '<none>', '5m', '<none>'],
   },
   {
     name: 'load balancer still pending',
-    obj: { metadata: meta('lb'), spec: { type: 'LoadBalancer', clusterIP: '10.96.0.11', ports: [{ port: 80, nodePort: 31000, protocol: 'TCP' }] } },
-    cells: ['lb', 'LoadBalancer', '10.96.0.11', '<pending>', '80:31000/TCP', '5m', '<none>'],
+    obj: { metadata: meta('lb'), spec: { type: 'LoadBalancer', clusterIP: '127.64.0.11', ports: [{ port: 80, nodePort: 31000, protocol: 'TCP' }] } },
+    cells: ['lb', 'LoadBalancer', '127.64.0.11', '<pending>', '80:31000/TCP', '5m', '<none>'],
   },
   {
     name: 'load balancer with addresses',
     obj: {
       metadata: meta('lb2'),
-      spec: { type: 'LoadBalancer', clusterIP: '10.96.0.12', ports: [{ port: 80, nodePort: 31001 }] },
+      spec: { type: 'LoadBalancer', clusterIP: '127.64.0.12', ports: [{ port: 80, nodePort: 31001 }] },
       status: { loadBalancer: { ingress: [{ ip: '203.0.113.9' }, { hostname: 'lb.example.com' }] } },
     },
-    cells: ['lb2', 'LoadBalancer', '10.96.0.12', '203.0.113.9,lb.example.com', '80:31001/TCP', '5m', '<none>'],
+    cells: ['lb2', 'LoadBalancer', '127.64.0.12', '203.0.113.9,lb.example.com', '80:31001/TCP', '5m', '<none>'],
   },
   {
     name: 'external name',
@@ -132,14 +132,14 @@ printerSuite('service table', serviceTableConvertor, ['Name', 'Type', 'Cluster-I
 
 const subset = (ips: string[], ports: number[]): PrintedObject => ({ addresses: ips.map((ip) => ({ ip })), ports: ports.map((port) => ({ port, protocol: 'TCP' })) });
 printerSuite('endpoints table', endpointsTableConvertor, ['Name', 'Endpoints', 'Age'], [
-  { name: 'a few', obj: { metadata: meta('web'), subsets: [subset(['10.0.0.1', '10.0.0.2'], [80])] }, cells: ['web', '10.0.0.1:80,10.0.0.2:80', '5m'] },
+  { name: 'a few', obj: { metadata: meta('web'), subsets: [subset(['127.1.0.1', '127.128.0.2'], [80])] }, cells: ['web', '127.1.0.1:80,127.128.0.2:80', '5m'] },
   {
     name: 'capped at three',
-    obj: { metadata: meta('big'), subsets: [subset(['10.0.0.1', '10.0.0.2', '10.0.0.3'], [80, 443]), subset(['10.0.1.1'], [8080])] },
-    cells: ['big', '10.0.0.1:80,10.0.0.2:80,10.0.0.3:80 + 4 more...', '5m'],
+    obj: { metadata: meta('big'), subsets: [subset(['127.1.0.1', '127.128.0.2', '127.128.0.3'], [80, 443]), subset(['127.128.1.1'], [8080])] },
+    cells: ['big', '127.1.0.1:80,127.128.0.2:80,127.128.0.3:80 + 4 more...', '5m'],
   },
   { name: 'IPv6 in brackets', obj: { metadata: meta('v6'), subsets: [subset(['fd00::1'], [80])] }, cells: ['v6', '[fd00::1]:80', '5m'] },
-  { name: 'headless without ports', obj: { metadata: meta('hl'), subsets: [{ addresses: [{ ip: '10.0.0.7' }] }] }, cells: ['hl', '10.0.0.7', '5m'] },
+  { name: 'headless without ports', obj: { metadata: meta('hl'), subsets: [{ addresses: [{ ip: '127.128.0.7' }] }] }, cells: ['hl', '127.128.0.7', '5m'] },
   { name: 'no subsets', obj: { metadata: meta('none') }, cells: ['none', '<none>', '5m'] },
 ]);
 
