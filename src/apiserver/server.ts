@@ -153,13 +153,17 @@ export async function startApiServer(options: ApiServerOptions): Promise<Running
   }
 
   let address = '';
+  const debug = log.isLevelEnabled('debug');
   const handler = (req: IncomingMessage, res: ServerResponse): void => {
     const started = process.hrtime.bigint();
     let verb = 'unknown';
     let resource = '';
     res.on('finish', () => {
+      const seconds = Number(process.hrtime.bigint() - started) / 1e9;
       metrics.requests.inc({ verb, resource, code: String(res.statusCode) });
-      if (verb !== 'watch') metrics.latency.observe({ verb, resource }, Number(process.hrtime.bigint() - started) / 1e9);
+      if (verb !== 'watch') metrics.latency.observe({ verb, resource }, seconds);
+      // An access log at debug level; the path only (never headers, which carry the token).
+      if (debug) log.debug({ method: req.method, path: req.url?.split('?')[0], verb, resource, code: res.statusCode, ms: Math.round(seconds * 1000) }, 'request');
     });
     routeRequest(req, res, { ctx, auth, discovery, openapi, metrics, version: serverVersion, serverAddress: () => address }, (v, r) => {
       verb = v;
