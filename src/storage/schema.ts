@@ -72,15 +72,8 @@ export type LatestRow = Pick<LogRow, 'id' | 'created' | 'deleted' | 'create_revi
 /** A live row as list returns it. */
 export type ListRow = Pick<LogRow, 'id' | 'name' | 'created' | 'create_revision' | 'value'>;
 
-export interface InsertParams {
-  name: string;
-  created: number;
-  deleted: number;
-  create_revision: number;
-  prev_revision: number;
-  value: string | null;
-  old_value: string | null;
-}
+/** A row to insert: everything but the id, which is the new revision. */
+export type InsertParams = Omit<LogRow, 'id'>;
 
 interface RangeParams {
   lo: string;
