@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { ApiException, CoreV1Api, KubeConfig, ListWatch, makeInformer, PatchStrategy, setHeaderOptions, type Informer, type ObjectCache, type V1ConfigMap } from '@kubernetes/client-node';
 import { startTestServer, type TestServer } from '../support/server.ts';
-import { openStream, pollUntil, withTimeout, type Json } from './support.ts';
+import { assertExpiredEvent, openStream, pollUntil, withTimeout, type Json } from './support.ts';
 
 interface Recorded {
   readonly events: { type: 'add' | 'update' | 'delete'; name: string; rv: string; data: Record<string, string> | undefined }[];
@@ -138,13 +138,7 @@ describe('@kubernetes/client-node against the embedded API server', { timeout: 1
       assert.equal(head.status, 200, `watch with a compacted RV: expected 200 + ERROR event, got HTTP ${head.status} ${stream.lines.join('\n')}`);
       assert.equal(stream.lines.length, 1, `exactly one event: ${stream.lines.join('\n')}`);
       const ev = JSON.parse(stream.lines[0]);
-      assert.equal(ev.type, 'ERROR');
-      assert.equal(ev.object.kind, 'Status');
-      assert.equal(ev.object.apiVersion, 'v1');
-      assert.equal(ev.object.status, 'Failure');
-      assert.equal(ev.object.code, 410);
-      assert.equal(ev.object.reason, 'Expired');
-      assert.match(ev.object.message, /too old resource version/);
+      assertExpiredEvent(ev);
     } finally {
       stream.close();
     }

@@ -134,6 +134,17 @@ export function assertFailureStatus(res: { status: number; body: string }, code:
 }
 
 /** The text a Status offers about what went wrong: message plus every cause's field and message. */
+/** The ERROR event a watch from a compacted resourceVersion must carry: a 410 Expired Status. */
+export function assertExpiredEvent(ev: Json): void {
+  assert.equal(ev.type, 'ERROR');
+  assert.equal(ev.object.kind, 'Status');
+  assert.equal(ev.object.apiVersion, 'v1');
+  assert.equal(ev.object.status, 'Failure');
+  assert.equal(ev.object.code, 410);
+  assert.equal(ev.object.reason, 'Expired');
+  assert.match(ev.object.message, /too old resource version/);
+}
+
 export function statusText(s: StatusBody): string {
   return [s.message ?? '', ...(s.details?.causes ?? []).map((c) => `${c.field ?? ''} ${c.message ?? ''}`)].join('\n');
 }

@@ -10,7 +10,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { startTestServer, type TestServer } from '../support/server.ts';
-import { getObject, openStream, pollUntil, sendJson, withTimeout, type Json, type StreamHandle } from './support.ts';
+import { assertExpiredEvent, getObject, openStream, pollUntil, sendJson, withTimeout, type Json, type StreamHandle } from './support.ts';
 
 interface WatchEvent {
   type: string;
@@ -193,13 +193,7 @@ describe('watch semantics', { timeout: 55_000 }, () => {
     const evs = eventsOf(s);
     assert.equal(evs.length, 1, `exactly one event before close: ${JSON.stringify(evs)}`);
     const [ev] = evs;
-    assert.equal(ev.type, 'ERROR');
-    assert.equal(ev.object.kind, 'Status');
-    assert.equal(ev.object.apiVersion, 'v1');
-    assert.equal(ev.object.status, 'Failure');
-    assert.equal(ev.object.code, 410);
-    assert.equal(ev.object.reason, 'Expired');
-    assert.match(ev.object.message, /too old resource version/);
+    assertExpiredEvent(ev);
 
     // A watch from the compaction point itself (or later) still works.
     const ok = await open(`${cmPath(n)}?watch=true&resourceVersion=${current}`);
