@@ -1,0 +1,54 @@
+/**
+ * The fake clock's contract: timers run only when time is advanced, earliest first, and
+ * timers scheduled by timers inside the window run in the same advance.
+ */
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { FakeClock, realClock } from './clock.ts';
+
+describe('runtime/clock', () => {
+  it('runs due timers in due order, ties in scheduling order, with now() at each due time', () => {
+    const c = new FakeClock(1000);
+    const ran: string[] = [];
+    c.setTimeout(() => ran.push(`b@${c.now()}`), 20);
+    c.setTimeout(() => ran.push(`a@${c.now()}`), 10);
+    c.setTimeout(() => ran.push(`c@${c.now()}`), 20);
+    c.setTimeout(() => ran.push('late'), 31);
+    c.advance(30);
+    assert.deepEqual(ran, ['a@1010', 'b@1020', 'c@1020']);
+    assert.equal(c.now(), 1030);
+    assert.equal(c.pending(), 1);
+  });
+
+  it('runs a timer scheduled by another timer when it falls inside the same advance', () => {
+    const c = new FakeClock();
+    const ran: number[] = [];
+    c.setTimeout(() => {
+      ran.push(c.now());
+      c.setTimeout(() => ran.push(c.now()), 5);
+    }, 5);
+    c.advance(10);
+    assert.deepEqual(ran, [5, 10]);
+  });
+
+  it('does not run cancelled timers, and cancelling twice is harmless', () => {
+    const c = new FakeClock();
+    let ran = false;
+    const cancel = c.setTimeout(() => (ran = true), 1);
+    cancel();
+    cancel();
+    c.advance(5);
+    assert.equal(ran, false);
+    assert.equal(c.pending(), 0);
+  });
+
+  it('the real clock fires and cancels', async () => {
+    const t0 = realClock.now();
+    await new Promise<void>((resolve) => realClock.setTimeout(resolve, 1));
+    assert.ok(realClock.now() >= t0);
+    let ran = false;
+    realClock.setTimeout(() => (ran = true), 1)();
+    await new Promise<void>((resolve) => realClock.setTimeout(resolve, 5));
+    assert.equal(ran, false);
+  });
+});
