@@ -51,18 +51,8 @@ export function negotiate(accept: string | undefined): OutputFormat | undefined 
 }
 
 export function writeBody(res: ServerResponse, code: number, body: unknown, format: OutputFormat = { kind: 'json' }, contentType?: string): void {
-  if (res.headersSent) return;
-  let text: string;
-  let type: string;
-  if (format.kind === 'yaml') {
-    text = toYaml(body, { version: '1.1' });
-    type = 'application/yaml';
-  } else {
-    text = JSON.stringify(body);
-    type = contentType ?? 'application/json';
-  }
-  res.writeHead(code, { 'Content-Type': type, 'Content-Length': Buffer.byteLength(text), 'Cache-Control': 'no-cache, private' });
-  res.end(text);
+  if (format.kind === 'yaml') writeRaw(res, code, toYaml(body, { version: '1.1' }), 'application/yaml');
+  else writeRaw(res, code, JSON.stringify(body), contentType ?? 'application/json');
 }
 
 export function writeRaw(res: ServerResponse, code: number, body: string | Buffer, contentType: string): void {

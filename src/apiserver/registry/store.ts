@@ -206,12 +206,13 @@ export class ObjectStore {
     const limit = opts.limit && opts.limit > 0 ? opts.limit : 0;
     const items: KubeObject[] = [];
     const rawItems: string[] | undefined = opts.raw && !opts.matcher ? [] : undefined;
+    const collected = (): number => (rawItems ? rawItems.length : items.length);
     let lastKey: string | undefined;
     let more = false;
     let remaining: number | undefined;
     try {
       for (;;) {
-        const want = limit ? Math.min(maxPageFetch, Math.max(limit - (rawItems ? rawItems.length : items.length), opts.matcher ? 64 : 1)) : 0;
+        const want = limit ? Math.min(maxPageFetch, Math.max(limit - collected(), opts.matcher ? 64 : 1)) : 0;
         const page = await this.backend.list(prefix, { revision, startAfter, limit: want });
         revision = page.revision;
         let stoppedEarly = false;
@@ -226,15 +227,14 @@ export class ObjectStore {
             items.push(obj);
           }
           lastKey = kv.key;
-          const count = rawItems ? rawItems.length : items.length;
-          if (limit && count >= limit) {
+          if (limit && collected() >= limit) {
             stoppedEarly = i < page.kvs.length - 1 || page.more;
             // remainingItemCount is optional; it is sent only when the store counted it.
             if (stoppedEarly && !opts.matcher && page.remaining !== undefined) remaining = page.remaining + (page.kvs.length - 1 - i);
             break;
           }
         }
-        if (limit && (rawItems ? rawItems.length : items.length) >= limit) {
+        if (limit && collected() >= limit) {
           more = stoppedEarly;
           break;
         }
