@@ -52,6 +52,33 @@ export class ObjectCache<T extends KubernetesObject> implements ReadonlyCache<T>
     return this.items.size;
   }
 
+  /**
+   * Adds an index after construction, indexing what is already cached. Shared informers need
+   * this: the second controller to use an informer may want an index the first did not.
+   * Adding the same name again with another function is a programming error.
+   */
+  addIndexer(name: string, fn: IndexFunc<T>): void {
+    const existing = this.indexers[name];
+    if (existing) {
+      if (existing !== fn) throw new Error(`index "${name}" already exists with another function`);
+      return;
+    }
+    this.indexers[name] = fn;
+    this.indices.set(name, new Map());
+    const idx = this.indices.get(name)!;
+    for (const [key, obj] of this.items) {
+      for (const value of new Set(fn(obj))) {
+        let keys = idx.get(value);
+        if (!keys) idx.set(value, (keys = new Set()));
+        keys.add(key);
+      }
+    }
+  }
+
+  hasIndex(name: string): boolean {
+    return name in this.indexers;
+  }
+
   get(key: string): DeepReadonly<T> | undefined {
     return this.items.get(key);
   }

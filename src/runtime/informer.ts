@@ -41,6 +41,8 @@ export type DeleteHandler<T> = (obj: DeepReadonly<T>) => void;
 
 export interface Informer<T extends KubernetesObject> {
   readonly store: ReadonlyCache<T>;
+  /** Adds a secondary index (see ObjectCache.addIndexer); safe before or after sync. */
+  addIndexer(name: string, fn: IndexFunc<T>): void;
   hasSynced(): boolean;
   /** Resolves after the first list has been applied; rejects if the signal fires first. */
   waitForSync(): Promise<void>;
@@ -249,6 +251,7 @@ export function createInformer<T extends KubernetesObject>(options: InformerOpti
 
   return {
     store: cache,
+    addIndexer: (name, fn) => cache.addIndexer(name, fn),
     hasSynced: () => synced,
     waitForSync: () => syncPromise,
     resourceVersion: () => rv,

@@ -1,0 +1,54 @@
+/**
+ * Where each resource lives in the REST API. Controllers name resources by these refs rather
+ * than by hand-built paths, so a typo in a group or a plural is caught once, here.
+ */
+export interface ResourceRef {
+  /** '' for the core group. */
+  readonly group: string;
+  readonly version: string;
+  /** Plural, lower case: `pods`, `deployments`. */
+  readonly resource: string;
+  readonly kind: string;
+  readonly namespaced: boolean;
+}
+
+export function apiVersionOf(ref: ResourceRef): string {
+  return ref.group ? `${ref.group}/${ref.version}` : ref.version;
+}
+
+function prefix(ref: ResourceRef): string {
+  return ref.group ? `/apis/${ref.group}/${ref.version}` : `/api/${ref.version}`;
+}
+
+/** The collection, across namespaces when `namespace` is undefined. */
+export function collectionPath(ref: ResourceRef, namespace?: string): string {
+  if (ref.namespaced && namespace) return `${prefix(ref)}/namespaces/${encodeURIComponent(namespace)}/${ref.resource}`;
+  return `${prefix(ref)}/${ref.resource}`;
+}
+
+export function objectPath(ref: ResourceRef, namespace: string | undefined, name: string, subresource?: string): string {
+  if (ref.namespaced && !namespace) throw new Error(`${ref.resource} "${name}": namespaced resource needs a namespace`);
+  const base = `${collectionPath(ref, ref.namespaced ? namespace : undefined)}/${encodeURIComponent(name)}`;
+  return subresource ? `${base}/${subresource}` : base;
+}
+
+const core = (resource: string, kind: string, namespaced = true): ResourceRef => ({ group: '', version: 'v1', resource, kind, namespaced });
+const grouped = (group: string, version: string, resource: string, kind: string, namespaced = true): ResourceRef => ({ group, version, resource, kind, namespaced });
+
+export const resources = {
+  namespaces: core('namespaces', 'Namespace', false),
+  nodes: core('nodes', 'Node', false),
+  pods: core('pods', 'Pod'),
+  services: core('services', 'Service'),
+  endpoints: core('endpoints', 'Endpoints'),
+  configMaps: core('configmaps', 'ConfigMap'),
+  secrets: core('secrets', 'Secret'),
+  serviceAccounts: core('serviceaccounts', 'ServiceAccount'),
+  events: core('events', 'Event'),
+  deployments: grouped('apps', 'v1', 'deployments', 'Deployment'),
+  replicaSets: grouped('apps', 'v1', 'replicasets', 'ReplicaSet'),
+  daemonSets: grouped('apps', 'v1', 'daemonsets', 'DaemonSet'),
+  podDisruptionBudgets: grouped('policy', 'v1', 'poddisruptionbudgets', 'PodDisruptionBudget'),
+  leases: grouped('coordination.k8s.io', 'v1', 'leases', 'Lease'),
+  customResourceDefinitions: grouped('apiextensions.k8s.io', 'v1', 'customresourcedefinitions', 'CustomResourceDefinition', false),
+} as const satisfies Record<string, ResourceRef>;
