@@ -1,0 +1,144 @@
+import assert from 'node:assert/strict';
+import { createServer as createHttpsServer } from 'node:https';
+import { connect, createServer, type AddressInfo, type Server, type Socket } from 'node:net';
+import { after, describe, it } from 'node:test';
+import { startLoadBalancer, type LoadBalancer } from './load-balancer.ts';
+import { selfSignedCertificate } from './testing.ts';
+
+/** A TCP server that answers every connection with its name and echoes what it receives. */
+async function namedServer(name: string, port = 0): Promise<{ server: Server; port: number }> {
+  const sockets = new Set<Socket>();
+  const server = createServer((s) => {
+    sockets.add(s);
+    s.on('close', () => sockets.delete(s));
+    s.write(`${name}:`);
+    s.pipe(s);
+    s.on('error', () => s.destroy());
+  });
+  live.set(server, sockets);
+  await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve));
+  return { server, port: (server.address() as AddressInfo).port };
+}
+
+const live = new Map<Server, Set<Socket>>();
+
+function close(server: Server): Promise<void> {
+  return new Promise((resolve) => {
+    server.close(() => resolve());
+    for (const s of live.get(server) ?? []) s.destroy();
+  });
+}
+
+/** Connects through the balancer, sends `ping`, and returns what came back once the echo arrived. */
+function roundTrip(port: number): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const s = connect({ host: '127.0.0.1', port });
+    let got = '';
+    s.on('data', (d) => {
+      got += d.toString();
+      if (got.endsWith('ping')) {
+        s.end();
+        resolve(got);
+      }
+    });
+    s.on('error', reject);
+    s.on('close', () => {
+      if (!got.endsWith('ping')) reject(new Error(`connection closed after ${JSON.stringify(got)}`));
+    });
+    s.write('ping');
+  });
+}
+
+async function until(cond: () => boolean, what: string): Promise<void> {
+  for (let i = 0; i < 200; i++) {
+    if (cond()) return;
+    await new Promise((r) => setTimeout(r, 10));
+  }
+  assert.fail(`timed out waiting for ${what}`);
+}
+
+describe('TCP load balancer', () => {
+  const cleanups: Array<() => Promise<void>> = [];
+  after(() => Promise.all(cleanups.map((c) => c())));
+
+  it('spreads connections round-robin and fails over when a backend dies', async () => {
+    const a = await namedServer('a');
+    const b = await namedServer('b');
+    const lb: LoadBalancer = await startLoadBalancer({ host: '127.0.0.1', port: 0, backends: [{ host: '127.0.0.1', port: a.port }, { host: '127.0.0.1', port: b.port }], intervalMs: 60_000 });
+    cleanups.push(() => lb.close(), () => close(b.server));
+
+    const answers = [await roundTrip(lb.port), await roundTrip(lb.port), await roundTrip(lb.port), await roundTrip(lb.port)];
+    assert.deepEqual(answers, ['a:ping', 'b:ping', 'a:ping', 'b:ping']);
+
+    await close(a.server);
+    const after = [await roundTrip(lb.port), await roundTrip(lb.port), await roundTrip(lb.port)];
+    assert.deepEqual(after, ['b:ping', 'b:ping', 'b:ping'], 'a refused connection is retried on the other backend');
+    assert.deepEqual(lb.backends().map((x) => x.healthy), [false, true]);
+
+    // Back on the same port: the next health check brings it back into rotation.
+    const revived = await namedServer('a2', a.port);
+    cleanups.push(() => close(revived.server));
+    await lb.checkNow();
+    assert.deepEqual(lb.backends().map((x) => x.healthy), [true, true]);
+    const mixed = new Set([await roundTrip(lb.port), await roundTrip(lb.port)]);
+    assert.deepEqual([...mixed].sort(), ['a2:ping', 'b:ping']);
+  });
+
+  it('health checks run on their interval; setBackends swaps the pool', async () => {
+    const a = await namedServer('a');
+    const b = await namedServer('b');
+    cleanups.push(() => close(b.server));
+    const lb = await startLoadBalancer({ host: '127.0.0.1', port: 0, backends: [{ host: '127.0.0.1', port: a.port }], intervalMs: 20, timeoutMs: 200 });
+    cleanups.push(() => lb.close());
+    await close(a.server);
+    await until(() => lb.backends()[0]?.healthy === false, 'the interval check to mark the dead backend');
+    lb.setBackends([{ host: 'localhost', port: b.port }]);
+    assert.equal(await roundTrip(lb.port), 'b:ping');
+    assert.deepEqual(lb.backends(), [{ host: 'localhost', port: b.port, healthy: true }]);
+  });
+
+  it('with no backend accepting, the client connection is closed', async () => {
+    const dead = await namedServer('x');
+    await close(dead.server);
+    const lb = await startLoadBalancer({ host: '127.0.0.1', port: 0, backends: [{ host: '127.0.0.1', port: dead.port }], intervalMs: 60_000 });
+    cleanups.push(() => lb.close());
+    // Closed outright or reset: either way the client learns at once that nothing is there.
+    await assert.rejects(roundTrip(lb.port), /connection closed after ""|ECONNRESET/);
+  });
+
+  it('an https health check judges by the status of the probe path', async () => {
+    // A plain TCP listener is not an HTTPS server: the probe fails even though connects succeed.
+    const tcpOnly = await namedServer('t');
+    cleanups.push(() => close(tcpOnly.server));
+    const lb = await startLoadBalancer({ host: '127.0.0.1', port: 0, backends: [{ host: '127.0.0.1', port: tcpOnly.port }], healthCheck: { kind: 'https', path: '/readyz' }, intervalMs: 60_000, timeoutMs: 300 });
+    cleanups.push(() => lb.close());
+    await lb.checkNow();
+    assert.equal(lb.backends()[0]?.healthy, false);
+  });
+
+  it('an https health check passes on a 2xx answer from the probe path', async () => {
+    const { cert, key } = await selfSignedCertificate();
+    const paths: string[] = [];
+    const https = createHttpsServer({ cert, key }, (req, res) => {
+      paths.push(req.url ?? '');
+      res.statusCode = req.url === '/readyz' ? 200 : 500;
+      res.end();
+    });
+    await new Promise<void>((resolve) => https.listen(0, '127.0.0.1', resolve));
+    cleanups.push(() => new Promise<void>((resolve) => https.close(() => resolve())));
+    const port = (https.address() as AddressInfo).port;
+    const ok = await startLoadBalancer({ host: '127.0.0.1', port: 0, backends: [{ host: '127.0.0.1', port }], healthCheck: { kind: 'https', path: '/readyz', ca: cert }, intervalMs: 60_000 });
+    const failing = await startLoadBalancer({ host: '127.0.0.1', port: 0, backends: [{ host: '127.0.0.1', port }], healthCheck: { kind: 'https', path: '/livez' }, intervalMs: 60_000 });
+    cleanups.push(() => ok.close(), () => failing.close());
+    await ok.checkNow();
+    await failing.checkNow();
+    assert.equal(ok.backends()[0]?.healthy, true);
+    assert.equal(failing.backends()[0]?.healthy, false);
+    assert.ok(paths.includes('/readyz') && paths.includes('/livez'));
+  });
+
+  it('binds and forwards to loopback only', async () => {
+    await assert.rejects(startLoadBalancer({ host: 'lb.example', port: 0, backends: [] }), /not a loopback address/);
+    await assert.rejects(startLoadBalancer({ host: '127.0.0.1', port: 0, backends: [{ host: 'api.example', port: 6443 }] }), /not a loopback address/);
+  });
+});
