@@ -1,0 +1,65 @@
+/**
+ * Builds the scheduler's PodInfo from a pod: requests, controlling owner, priority and the
+ * required pod (anti-)affinity terms compiled once, since every filter pass over every node
+ * reads them. Also the two questions the scheduler asks of a raw pod: is it waiting for this
+ * scheduler, and does it still occupy its node.
+ */
+import type { V1PodAffinityTerm } from '@kubernetes/client-node';
+import { objectKey } from '../../runtime/cache.ts';
+import { controllerOf } from '../../runtime/controller.ts';
+import type { DeepReadonly } from '../../runtime/readonly.ts';
+import { compileLabelSelector } from './label-selector.ts';
+import { podRequests } from './pod-requests.ts';
+import type { AffinityTerm, Pod, PodInfo } from './types.ts';
+
+export const DEFAULT_SCHEDULER_NAME = 'default-scheduler';
+
+function compileTerm(namespace: string, term: DeepReadonly<V1PodAffinityTerm>): AffinityTerm {
+  const named = term.namespaces ?? [];
+  return {
+    matchesLabels: compileLabelSelector(term.labelSelector),
+    namespaces: new Set(named.length === 0 && !term.namespaceSelector ? [namespace] : named),
+    matchesNamespace: term.namespaceSelector ? compileLabelSelector(term.namespaceSelector) : undefined,
+    topologyKey: term.topologyKey,
+  };
+}
+
+export function podInfo(pod: Pod): PodInfo {
+  const namespace = pod.metadata?.namespace ?? '';
+  const { requests, nonZero } = podRequests(pod.spec);
+  const affinity = pod.spec?.affinity;
+  return {
+    key: objectKey(pod),
+    uid: pod.metadata?.uid ?? '',
+    namespace,
+    labels: pod.metadata?.labels ?? {},
+    nodeName: pod.spec?.nodeName ?? '',
+    requests,
+    nonZeroRequests: nonZero,
+    owner: controllerOf(pod)?.uid,
+    priority: pod.spec?.priority ?? 0,
+    requiredAffinity: (affinity?.podAffinity?.requiredDuringSchedulingIgnoredDuringExecution ?? []).map((t) => compileTerm(namespace, t)),
+    requiredAntiAffinity: (affinity?.podAntiAffinity?.requiredDuringSchedulingIgnoredDuringExecution ?? []).map((t) => compileTerm(namespace, t)),
+    pod,
+  };
+}
+
+/** Succeeded and Failed pods hold nothing on their node (kube-scheduler does not even watch them). */
+export function isTerminal(pod: Pod): boolean {
+  const phase = pod.status?.phase;
+  return phase === 'Succeeded' || phase === 'Failed';
+}
+
+/** Unbound, not being deleted, not gated, and addressed to `schedulerName` (the API server defaults an empty name). */
+export function awaitsScheduling(pod: Pod, schedulerName: string): boolean {
+  if (pod.spec?.nodeName || pod.metadata?.deletionTimestamp || isTerminal(pod)) return false;
+  if ((pod.spec?.schedulingGates ?? []).length > 0) return false;
+  const name = pod.spec?.schedulerName || DEFAULT_SCHEDULER_NAME;
+  return name === schedulerName;
+}
+
+/** Whether a term selects `pod`, given the labels of the pod's namespace (for namespaceSelector). */
+export function termMatches(term: AffinityTerm, pod: PodInfo, namespaceLabels: (ns: string) => Readonly<Record<string, string>> | undefined): boolean {
+  const inNamespace = term.namespaces.has(pod.namespace) || (term.matchesNamespace !== undefined && term.matchesNamespace(namespaceLabels(pod.namespace)));
+  return inNamespace && term.matchesLabels(pod.labels);
+}
