@@ -1,14 +1,23 @@
 /**
  * The `shipyard` command line: the composition root that starts components.
- * `shipyard apiserver` runs the embedded API server on its own.
+ *   shipyard up                      the local datacenter (what `npm start` runs)
+ *   shipyard node <action> NODE      acts on a running datacenter's node
+ *   shipyard image list|import       the local image store
+ *   shipyard component <name> ...    one component as this process (what a process pod runs)
+ *   shipyard apiserver               the embedded API server on its own
  */
 import { resolve } from 'node:path';
-import { Command, InvalidArgumentError } from 'commander';
-import { startApiServer } from '../apiserver/server.ts';
+import { Command, InvalidArgumentError, Option } from 'commander';
 
 function port(value: string): number {
   const n = Number(value);
   if (!Number.isInteger(n) || n < 0 || n > 65535) throw new InvalidArgumentError('must be a port number between 0 and 65535');
+  return n;
+}
+
+function count(value: string): number {
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 0) throw new InvalidArgumentError('must be a whole number, 0 or more');
   return n;
 }
 
@@ -18,15 +27,91 @@ function loopback(value: string): string {
   return value;
 }
 
+const dataDirOption = (): Option => new Option('--data-dir <dir>', 'data directory of the cluster').default('./.shipyard');
+
 const program = new Command('shipyard').description('An OpenShift-style, operator-managed Kubernetes control plane').showHelpAfterError();
 
 program
+  .command('up')
+  .description('create or resume a local datacenter: a cloud, nodes with kubelets, and the control plane as static pods')
+  .addOption(dataDirOption())
+  .addOption(new Option('--masters <n>', 'control-plane nodes (first start only)').argParser(count).default(3))
+  .addOption(new Option('--workers <n>', 'worker nodes (first start only)').argParser(count).default(2))
+  .option('--masters-schedulable', 'let ordinary pods run on masters (no NoSchedule taint)', false)
+  .addOption(new Option('--api-port <port>', 'port of the API load balancer on 127.0.0.1').argParser(port).default(6443))
+  .addOption(new Option('--cloud-port <port>', 'port of the cloud API on 127.0.0.1').argParser(port).default(6080))
+  .option('--node-monitor-grace-period <duration>', 'how long a node may go without renewing its Lease before it is marked Unknown', '40s')
+  .action(async (opts: { dataDir: string; masters: number; workers: number; mastersSchedulable: boolean; apiPort: number; cloudPort: number; nodeMonitorGracePeriod: string }, cmd: Command) => {
+    const { runUp } = await import('./up/run.ts');
+    const explicit = (name: string): boolean => cmd.getOptionValueSource(name) === 'cli';
+    await runUp({ ...opts, dataDir: resolve(opts.dataDir), explicitShape: explicit('masters') || explicit('workers') });
+  });
+
+const node = program.command('node').description('act on a node of the running datacenter');
+for (const action of ['stop-kubelet', 'start-kubelet', 'reboot'] as const) {
+  node
+    .command(`${action} <node>`)
+    .description(
+      action === 'stop-kubelet'
+        ? 'stop the node\'s kubelet (its Lease stops, the node goes NotReady; containers keep running)'
+        : action === 'start-kubelet'
+          ? 'start the node\'s kubelet again'
+          : 'reboot the node: stop every pod, go NotReady, boot again re-reading kubelet.conf',
+    )
+    .addOption(dataDirOption())
+    .action(async (name: string, opts: { dataDir: string }) => {
+      const { sendNodeAction } = await import('./up/control.ts');
+      try {
+        process.stdout.write(`${await sendNodeAction(resolve(opts.dataDir), action, name)}\n`);
+      } catch (err) {
+        process.stderr.write(`error: ${(err as Error).message}\n`);
+        process.exitCode = 1;
+      }
+    });
+}
+
+const image = program.command('image').description('the local image store: images that run as real processes');
+image
+  .command('list')
+  .description('list the images in the local store')
+  .addOption(dataDirOption())
+  .action(async (opts: { dataDir: string }) => {
+    const { listImages } = await import('./images.ts');
+    process.stdout.write(listImages(resolve(opts.dataDir)));
+  });
+image
+  .command('import <ref>')
+  .description('make a program a runnable image: pods using REF run FILE as a process')
+  .requiredOption('--entrypoint <file>', 'the program (a .js/.mjs/.ts file run by Node, or an executable)')
+  .addOption(dataDirOption())
+  .action(async (ref: string, opts: { dataDir: string; entrypoint: string }) => {
+    const { importImage } = await import('./images.ts');
+    try {
+      process.stdout.write(importImage(resolve(opts.dataDir), ref, resolve(opts.entrypoint)));
+    } catch (err) {
+      process.stderr.write(`error: ${(err as Error).message}\n`);
+      process.exitCode = 1;
+    }
+  });
+
+program
+  .command('component <name> [args...]')
+  .description('run one component as this process (what a process pod of its image runs)')
+  .allowUnknownOption()
+  .helpOption(false)
+  .action(async (name: string, args: string[]) => {
+    const { runComponentProcess } = await import('./run-component.ts');
+    await runComponentProcess(name, args);
+  });
+
+program
   .command('apiserver')
-  .description('run the embedded Kubernetes-compatible API server on a revisioned SQLite store')
-  .option('--data-dir <dir>', 'data directory (PKI, kubeconfig, store)', './.shipyard')
+  .description('run the embedded Kubernetes-compatible API server on its own')
+  .addOption(dataDirOption())
   .option('--port <port>', 'HTTPS port', port, 6443)
   .option('--bind <address>', 'loopback address to listen on', loopback, '127.0.0.1')
   .action(async (opts: { dataDir: string; port: number; bind: string }) => {
+    const { startApiServer } = await import('../apiserver/server.ts');
     const dataDir = resolve(opts.dataDir);
     const server = await startApiServer({ dataDir, port: opts.port, bind: opts.bind });
     process.stdout.write(

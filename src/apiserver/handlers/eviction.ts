@@ -15,8 +15,13 @@ import type { RequestScope, ServerContext } from './context.ts';
 
 const maxDisruptedPods = 2000;
 
+/**
+ * kube-apiserver puts the budget's name only in `details.causes`, which `kubectl drain` never
+ * prints, so an administrator sees "would violate the pod's disruption budget" without being
+ * told which one. The cause is appended to the message as well; the structured cause stays.
+ */
 function tooMany(message: string, cause?: string, retryAfterSeconds?: number): ApiError {
-  return errors.tooManyRequests(message, { causes: cause ? [{ reason: 'DisruptionBudget', message: cause }] : undefined, retryAfterSeconds });
+  return errors.tooManyRequests(cause ? `${message} ${cause}.` : message, { causes: cause ? [{ reason: 'DisruptionBudget', message: cause }] : undefined, retryAfterSeconds });
 }
 
 export async function handleEviction(scope: RequestScope, ctx: ServerContext): Promise<void> {

@@ -1,0 +1,50 @@
+/**
+ * The kube-apiserver component: what the `kube-apiserver` static pod on a master runs, as a
+ * process or inline. Flags follow kube-apiserver's names where one exists.
+ */
+import { parseArgs } from 'node:util';
+import { resolve } from 'node:path';
+import { startApiServer } from './server.ts';
+
+/** Structurally the runtime's ComponentContext (apiserver/ may not import runtime/). */
+interface ComponentContext {
+  readonly signal: AbortSignal;
+  readonly args: readonly string[];
+}
+
+const LOOPBACK = /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/;
+
+export async function start(ctx: ComponentContext): Promise<void> {
+  const { values } = parseArgs({
+    args: [...ctx.args],
+    options: {
+      'data-dir': { type: 'string' },
+      'bind-address': { type: 'string', default: '127.0.0.1' },
+      'secure-port': { type: 'string', default: '6443' },
+      'advertise-url': { type: 'string' },
+      'tls-san': { type: 'string', multiple: true, default: [] },
+    },
+    strict: true,
+  });
+  const dataDir = values['data-dir'];
+  if (!dataDir) throw new Error('kube-apiserver: --data-dir is required');
+  const bind = values['bind-address']!;
+  if (!LOOPBACK.test(bind)) throw new Error(`kube-apiserver: --bind-address ${bind} is not a loopback address (127.0.0.0/8)`);
+  const port = Number(values['secure-port']);
+  if (!Number.isInteger(port) || port < 1 || port > 65535) throw new Error(`kube-apiserver: --secure-port ${values['secure-port']} is not a port number`);
+  const sans = values['tls-san'] ?? [];
+  const server = await startApiServer({
+    dataDir: resolve(dataDir),
+    port,
+    bind,
+    advertiseUrl: values['advertise-url'],
+    ipAddresses: sans.filter((s) => LOOPBACK.test(s)),
+    dnsNames: sans.filter((s) => !LOOPBACK.test(s)),
+  });
+  if (ctx.signal.aborted) {
+    await server.close();
+    return;
+  }
+  await new Promise<void>((done) => ctx.signal.addEventListener('abort', () => done(), { once: true }));
+  await server.close();
+}

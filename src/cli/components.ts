@@ -1,0 +1,38 @@
+/**
+ * The components Shipyard ships, each with the built-in image that runs it. A component is a
+ * module exporting `start(ctx)` (runtime/component.ts); the image's entrypoint is its launcher
+ * in bin/components/, so a process pod runs exactly what `shipyard component <name>` runs.
+ */
+import { fileURLToPath } from 'node:url';
+import type { ComponentStart } from '../runtime/component.ts';
+
+export const SHIPYARD_VERSION = '0.1.0';
+
+interface ComponentEntry {
+  readonly load: () => Promise<ComponentStart>;
+}
+
+export const components: Readonly<Record<string, ComponentEntry>> = {
+  'kube-apiserver': { load: async () => (await import('../apiserver/component.ts')).start },
+  'kube-controller-manager': { load: async () => (await import('../cluster/controller-manager.ts')).start },
+  'kube-scheduler': { load: async () => (await import('../cluster/scheduler-component.ts')).start },
+};
+
+/** `shipyard.local/<name>:v<version>`: a registry host with a dot, so no reference normalization touches it. */
+export function builtinImage(name: string): string {
+  return `shipyard.local/${name}:v${SHIPYARD_VERSION}`;
+}
+
+export function launcherPath(name: string): string {
+  return fileURLToPath(new URL(`../../bin/components/${name}.js`, import.meta.url));
+}
+
+export function componentNames(): string[] {
+  return Object.keys(components);
+}
+
+export async function loadComponent(name: string): Promise<ComponentStart> {
+  const entry = components[name];
+  if (!entry) throw new Error(`unknown component "${name}"; known: ${componentNames().join(', ')}`);
+  return entry.load();
+}

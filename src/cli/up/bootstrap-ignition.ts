@@ -1,0 +1,95 @@
+/**
+ * The first-boot Ignition configs `shipyard up` hands the cloud, as openshift-install renders
+ * bootstrap and master configs: masters get the control plane as static pod manifests (the
+ * kubelet runs them before any API server exists) and every node gets its kubelet.conf. Once
+ * the Machine Config Operator runs, nodes are given a pointer to its config server instead.
+ */
+import { stringify } from 'yaml';
+import { builtinImage } from '../components.ts';
+
+export interface ControlPlaneSettings {
+  readonly dataDir: string;
+  readonly apiPort: number;
+  /** `https://127.0.0.1:<port>`: the load balancer. */
+  readonly apiUrl: string;
+  readonly kubeconfigPath: string;
+  /** Addresses clients use to reach the API server, for its certificate. */
+  readonly sans: readonly string[];
+  readonly runApiServer: boolean;
+  readonly leaseDurationSeconds: number;
+  /** The controller-manager's `--node-monitor-grace-period` (default 40s). */
+  readonly nodeMonitorGracePeriod?: string;
+}
+
+type Manifest = Record<string, unknown>;
+
+function staticPod(name: string, args: string[], extra: Record<string, unknown> = {}): Manifest {
+  return {
+    apiVersion: 'v1',
+    kind: 'Pod',
+    metadata: { name, namespace: 'kube-system', labels: { app: name, component: name, tier: 'control-plane' } },
+    spec: {
+      hostNetwork: true,
+      priorityClassName: 'system-node-critical',
+      tolerations: [{ operator: 'Exists' }],
+      containers: [{ name, image: builtinImage(name), args, ...extra }],
+    },
+  };
+}
+
+export function controlPlaneManifests(s: ControlPlaneSettings): Record<string, Manifest> {
+  const out: Record<string, Manifest> = {};
+  if (s.runApiServer) {
+    out['kube-apiserver-pod.yaml'] = staticPod(
+      'kube-apiserver',
+      [
+        `--data-dir=${s.dataDir}`,
+        // The node's address is known to the kubelet, not to whoever renders this config: the
+        // downward API hands it over and the kubelet expands $(HOST_IP) as Kubernetes does.
+        '--bind-address=$(HOST_IP)',
+        `--secure-port=${s.apiPort}`,
+        `--advertise-url=${s.apiUrl}`,
+        '--tls-san=$(HOST_IP)',
+        ...s.sans.map((san) => `--tls-san=${san}`),
+      ],
+      {
+        env: [{ name: 'HOST_IP', valueFrom: { fieldRef: { fieldPath: 'status.hostIP' } } }],
+        readinessProbe: { httpGet: { scheme: 'HTTPS', path: '/readyz', port: s.apiPort }, periodSeconds: 2, failureThreshold: 3 },
+      },
+    );
+  }
+  const election = [`--leader-elect-lease-duration=${s.leaseDurationSeconds}s`];
+  const grace = s.nodeMonitorGracePeriod ? [`--node-monitor-grace-period=${s.nodeMonitorGracePeriod}`] : [];
+  out['kube-controller-manager-pod.yaml'] = staticPod('kube-controller-manager', [`--kubeconfig=${s.kubeconfigPath}`, ...election, ...grace]);
+  out['kube-scheduler-pod.yaml'] = staticPod('kube-scheduler', [`--kubeconfig=${s.kubeconfigPath}`, ...election]);
+  return out;
+}
+
+export function kubeletConfiguration(): Manifest {
+  return {
+    apiVersion: 'kubelet.config.k8s.io/v1beta1',
+    kind: 'KubeletConfiguration',
+    maxPods: 250,
+    systemReserved: { cpu: '500m', memory: '1Gi' },
+    nodeStatusReportFrequency: '5m',
+  };
+}
+
+function dataUrl(text: string): string {
+  return `data:;base64,${Buffer.from(text).toString('base64')}`;
+}
+
+function file(path: string, contents: string, mode = 0o644): Record<string, unknown> {
+  return { path, mode, overwrite: true, contents: { source: dataUrl(contents) } };
+}
+
+/** An Ignition v3.2.0 config writing the kubelet's configuration and, on masters, the static pods. */
+export function renderIgnition(opts: { controlPlane?: ControlPlaneSettings }): string {
+  const files = [file('/etc/kubernetes/kubelet.conf', stringify(kubeletConfiguration()))];
+  if (opts.controlPlane) {
+    for (const [name, manifest] of Object.entries(controlPlaneManifests(opts.controlPlane))) {
+      files.push(file(`/etc/kubernetes/manifests/${name}`, stringify(manifest)));
+    }
+  }
+  return JSON.stringify({ ignition: { version: '3.2.0' }, storage: { files } });
+}

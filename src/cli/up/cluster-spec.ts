@@ -1,0 +1,58 @@
+/**
+ * The shape of a cluster, fixed when `shipyard up` first creates it and read back on every
+ * resume (`<dataDir>/cluster.json`), so a resume brings back the same nodes whatever flags it
+ * is given.
+ */
+import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+
+export interface ClusterSpec {
+  readonly version: 1;
+  readonly masters: number;
+  readonly workers: number;
+  readonly mastersSchedulable: boolean;
+  /** The load balancer in the admin kubeconfig: 127.0.0.1:<apiPort>. */
+  readonly apiPort: number;
+  readonly cloudPort: number;
+  readonly createdAt: string;
+}
+
+export interface SpecRequest {
+  masters: number;
+  workers: number;
+  mastersSchedulable: boolean;
+  apiPort: number;
+  cloudPort: number;
+}
+
+export function loadOrCreateSpec(dataDir: string, req: SpecRequest): { spec: ClusterSpec; resumed: boolean; ignored: string[] } {
+  const file = join(dataDir, 'cluster.json');
+  if (existsSync(file)) {
+    let spec: ClusterSpec;
+    try {
+      spec = JSON.parse(readFileSync(file, 'utf8')) as ClusterSpec;
+    } catch (err) {
+      throw new Error(`${file}: not valid JSON (${(err as Error).message}); fix or remove it`);
+    }
+    if (spec.version !== 1) throw new Error(`${file}: unsupported version ${String(spec.version)}`);
+    const ignored: string[] = [];
+    if (req.masters !== spec.masters) ignored.push(`--masters ${req.masters} (cluster has ${spec.masters})`);
+    if (req.workers !== spec.workers) ignored.push(`--workers ${req.workers} (cluster has ${spec.workers})`);
+    return { spec, resumed: true, ignored };
+  }
+  if (!Number.isInteger(req.masters) || req.masters < 1) throw new Error(`--masters must be at least 1, got ${req.masters}`);
+  if (!Number.isInteger(req.workers) || req.workers < 0) throw new Error(`--workers must be 0 or more, got ${req.workers}`);
+  const spec: ClusterSpec = { version: 1, ...req, createdAt: new Date().toISOString() };
+  mkdirSync(dataDir, { recursive: true });
+  writeFileSync(`${file}.tmp`, JSON.stringify(spec, null, 2) + '\n');
+  renameSync(`${file}.tmp`, file);
+  return { spec, resumed: false, ignored: [] };
+}
+
+export function masterName(i: number): string {
+  return `master-${i}`;
+}
+
+export function workerName(i: number): string {
+  return `worker-${i}`;
+}

@@ -1,0 +1,234 @@
+/**
+ * The local datacenter behind `shipyard up` (ARCHITECTURE.md, "One idea"): the wiring of the
+ * parts that are not pods. The cloud boots instances; booting one calls into the node host,
+ * which runs that node's kubelet; the masters' first-boot Ignition carries the control plane as
+ * static pods, so the API server, controller-manager and scheduler come up as pods the way an
+ * OpenShift install brings them up; the load balancer at 127.0.0.1 fronts the API servers; the
+ * service proxy serves ClusterIPs; the reaper guarantees no pod process outlives this one.
+ *
+ * `cloud/` and `node/` may not know each other: this file is where they meet.
+ */
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Logger } from 'pino';
+import { KubeConfig } from '@kubernetes/client-node';
+import { ensureServingPki } from '../../apiserver/auth/pki.ts';
+import { ensureTokenAuthenticator } from '../../apiserver/auth/tokens.ts';
+import { writeKubeconfig } from '../../apiserver/auth/kubeconfig.ts';
+import { createCloud, type Cloud } from '../../cloud/cloud.ts';
+import { findInstanceType } from '../../cloud/catalog.ts';
+import { startCloudServer, type CloudServer } from '../../cloud/server.ts';
+import { startLoadBalancer, type LoadBalancer } from '../../cloud/load-balancer.ts';
+import type { Instance } from '../../cloud/state.ts';
+import { ApiClient } from '../../runtime/client.ts';
+import { InformerFactory } from '../../runtime/informer-factory.ts';
+import { createEventRecorder } from '../../runtime/events.ts';
+import { openImageStore, type ImageStore } from '../../node/images.ts';
+import { createProcessRuntime } from '../../node/runtimes/process.ts';
+import { createSimulatedRuntime } from '../../node/runtimes/simulated.ts';
+import { createNodeHost, type NodeHost } from '../../node/node-host.ts';
+import { startServiceProxy } from '../../node/service-proxy/index.ts';
+import { builtinImage, componentNames, launcherPath } from '../components.ts';
+import { renderIgnition } from './bootstrap-ignition.ts';
+import { masterName, workerName, type ClusterSpec } from './cluster-spec.ts';
+import type { NodeAction } from './control.ts';
+import type { NodeRow } from './progress.ts';
+import { startReaper, type Reaper } from './reaper.ts';
+
+export const KUBERNETES_CLUSTER_IP = '127.64.0.1';
+
+export interface DatacenterOptions {
+  readonly dataDir: string;
+  readonly spec: ClusterSpec;
+  readonly resumed: boolean;
+  readonly logger: Logger;
+  /** Passed to the controller-manager (`--node-monitor-grace-period`), so tests can be quick. */
+  readonly nodeMonitorGracePeriod?: string;
+  readonly leaseDurationSeconds?: number;
+}
+
+export interface Datacenter {
+  readonly kubeconfigPath: string;
+  readonly client: ApiClient;
+  readonly cloud: Cloud;
+  rows(): Promise<NodeRow[]>;
+  /** True once every node is registered and Ready. */
+  allReady(): Promise<boolean>;
+  nodeAction(action: NodeAction, name: string): Promise<string>;
+  stop(): Promise<void>;
+}
+
+function roleOf(name: string): 'master' | 'worker' {
+  return name.startsWith('master-') ? 'master' : 'worker';
+}
+
+export async function startDatacenter(o: DatacenterOptions): Promise<Datacenter> {
+  const { dataDir, spec, logger } = o;
+  mkdirSync(dataDir, { recursive: true });
+  const reaper: Reaper & { staleKilled: number } = await startReaper(dataDir);
+  if (reaper.staleKilled) logger.warn({ processes: reaper.staleKilled }, 'killed pod processes left behind by a previous run');
+
+  // The CA and admin credentials exist before anything runs: kubelets and the load balancer
+  // need them, and the API server (a static pod) reuses them when it starts.
+  const apiUrl = `https://127.0.0.1:${spec.apiPort}`;
+  const pkiDir = join(dataDir, 'pki');
+  const baseSans = ['127.0.0.1', KUBERNETES_CLUSTER_IP, 'localhost', 'kubernetes', 'kubernetes.default', 'kubernetes.default.svc', 'kubernetes.default.svc.cluster.local'];
+  const pki = await ensureServingPki(pkiDir, { ipAddresses: baseSans.filter((s) => /^\d/.test(s)), dnsNames: baseSans.filter((s) => !/^\d/.test(s)) });
+  const auth = ensureTokenAuthenticator(pkiDir);
+  const kubeconfigPath = join(dataDir, 'kubeconfig');
+  writeKubeconfig(kubeconfigPath, { server: apiUrl, caCertPem: pki.caCertPem, token: auth.adminToken });
+  const kubeConfig = new KubeConfig();
+  kubeConfig.loadFromFile(kubeconfigPath);
+
+  const images: ImageStore = openImageStore(join(dataDir, 'images'));
+  for (const name of componentNames()) images.import(builtinImage(name), { entrypoint: launcherPath(name), builtin: true });
+
+  const stopController = new AbortController();
+  const client = new ApiClient(kubeConfig, { userAgent: 'shipyard-datacenter', maxSockets: 64 });
+  const informers = new InformerFactory({ client, signal: stopController.signal, backoff: { initialMs: 200, maxMs: 5000 } });
+  const recorder = createEventRecorder({ kubeConfig, component: 'kubelet', signal: stopController.signal });
+
+  const nodeHost: NodeHost = createNodeHost({
+    client,
+    informers,
+    logger: logger.child({ component: 'kubelet' }),
+    recorder,
+    runtimes: [createProcessRuntime({ images, pidRegistry: reaper }), createSimulatedRuntime()],
+    caCert: pki.caCertPem,
+    dataDir,
+  });
+
+  const masterIPs = new Map<string, string>();
+  const cloud = await createCloud({
+    dataDir,
+    logger: logger.child({ component: 'cloud' }),
+    hooks: {
+      boot: async (instance: Readonly<Instance>) => {
+        const role = roleOf(instance.name);
+        const type = findInstanceType(instance.type);
+        const kubelet = nodeHost.addNode({
+          nodeName: instance.name,
+          nodeIP: instance.privateIP,
+          nodeDir: join(dataDir, 'nodes', instance.name),
+          roles: role === 'master' ? ['master', 'control-plane'] : ['worker'],
+          taints: role === 'master' && !spec.mastersSchedulable ? [{ key: 'node-role.kubernetes.io/master', effect: 'NoSchedule' }] : [],
+          zone: instance.zone,
+          region: instance.region,
+          instanceType: instance.type,
+          providerID: instance.providerID,
+          capacity: { cpu: String(type?.cpu ?? 4), memory: type?.memory ?? '16Gi', pods: String(type?.maxPods ?? 250) },
+        });
+        await kubelet.start();
+      },
+      stop: async (instance: Readonly<Instance>) => {
+        await nodeHost.removeNode(instance.name);
+      },
+    },
+  });
+
+  const lb: LoadBalancer = await startLoadBalancer({
+    host: '127.0.0.1',
+    port: spec.apiPort,
+    backends: [],
+    healthCheck: { kind: 'https', path: '/readyz', ca: pki.caCertPem },
+    intervalMs: 1000,
+    logger: logger.child({ component: 'load-balancer' }),
+  });
+  const syncBackends = (): void => {
+    // One API-server replica (on the first master) until the kube-apiserver operator runs more.
+    const first = cloud.list({ name: masterName(0) }).find((i) => i.state !== 'terminated');
+    if (first) masterIPs.set(first.name, first.privateIP);
+    lb.setBackends([...masterIPs.values()].slice(0, 1).map((host) => ({ host, port: 6443 })));
+  };
+  cloud.onChange(syncBackends);
+
+  const cloudServer: CloudServer = await startCloudServer({ cloud, dataDir, host: '127.0.0.1', port: spec.cloudPort, logger: logger.child({ component: 'cloud-api' }) });
+
+  if (o.resumed) {
+    syncBackends();
+    await cloud.resume();
+  } else {
+    for (let i = 0; i < spec.masters; i++) await launch(masterName(i), i === 0);
+    for (let i = 0; i < spec.workers; i++) await launch(workerName(i), false);
+  }
+
+  async function launch(name: string, runApiServer: boolean): Promise<void> {
+    const existing = cloud.list({ name }).find((i) => i.state !== 'terminated');
+    if (existing) return;
+    const role = roleOf(name);
+    const instance = await cloud.runInstance({
+      name,
+      type: role === 'master' ? 's.xlarge' : 's.large',
+      tags: { 'shipyard.io/role': role },
+      userData: renderIgnition(
+        role === 'master'
+          ? {
+              controlPlane: {
+                dataDir,
+                apiPort: 6443,
+                apiUrl,
+                kubeconfigPath,
+                sans: baseSans,
+                runApiServer,
+                leaseDurationSeconds: o.leaseDurationSeconds ?? 137,
+                nodeMonitorGracePeriod: o.nodeMonitorGracePeriod,
+              },
+            }
+          : {},
+      ),
+    });
+    logger.debug({ instance: instance.id, name }, 'instance launched');
+  }
+
+  void nodeHost;
+  const proxy = startServiceProxy({ informers, logger: logger.child({ component: 'service-proxy' }), signal: stopController.signal });
+  void proxy;
+
+  async function rows(): Promise<NodeRow[]> {
+      const nodes = await client.list<{ metadata?: { name?: string }; status?: { conditions?: { type: string; status: string }[] } }>({ group: '', version: 'v1', resource: 'nodes', kind: 'Node', namespaced: false }).catch(() => undefined);
+      const byName = new Map((nodes?.items ?? []).map((n) => [n.metadata?.name ?? '', n]));
+      return cloud
+        .list()
+        .filter((i) => i.state !== 'terminated')
+        .sort((a, b) => a.name.localeCompare(b.name, 'en', { numeric: true }))
+        .map((i) => {
+          const node = byName.get(i.name);
+          const ready = node?.status?.conditions?.find((c) => c.type === 'Ready');
+          return {
+            name: i.name,
+            role: roleOf(i.name),
+            ip: i.privateIP,
+            instance: i.state,
+            node: !node ? 'not registered' : ready?.status === 'True' ? 'Ready' : ready?.status === 'Unknown' ? 'Unknown' : 'NotReady',
+          };
+        });
+  }
+
+  return {
+    kubeconfigPath,
+    client,
+    cloud,
+    rows,
+    async allReady() {
+      const all = await rows();
+      return all.length === spec.masters + spec.workers && all.every((r) => r.node === 'Ready');
+    },
+    async nodeAction(action, name) {
+      const kubelet = nodeHost.get(name);
+      if (!kubelet) throw new Error(`node "${name}" is not running in this datacenter`);
+      if (action === 'stop-kubelet') await kubelet.stop();
+      else if (action === 'start-kubelet') await kubelet.start();
+      else await kubelet.reboot();
+      return `node/${name}: ${action} done`;
+    },
+    async stop() {
+      stopController.abort();
+      await nodeHost.stop();
+      await cloud.close();
+      await cloudServer.close();
+      await lb.close();
+      client.close();
+      reaper.release();
+    },
+  };
+}

@@ -1,0 +1,65 @@
+/**
+ * The kube-controller-manager component: the cluster's built-in controllers in one process,
+ * under leader election on the `kube-system/kube-controller-manager` Lease, sharing one set of
+ * informers. Flags keep kube-controller-manager's names.
+ */
+import { parseDuration } from '../api/duration.ts';
+import type { ComponentContext } from '../runtime/component.ts';
+import { leaderElectionFor, parseComponentFlags } from '../runtime/component-flags.ts';
+import type { ControllerContext } from '../runtime/context.ts';
+import type { Controller } from '../runtime/controller.ts';
+import { loadKubeConfig } from '../runtime/kubeconfig.ts';
+import { startManager } from '../runtime/manager.ts';
+import { createDaemonSetController } from './daemonset/controller.ts';
+import { createDeploymentController } from './deployment/controller.ts';
+import { createDisruptionController } from './disruption/controller.ts';
+import { createEndpointsController } from './endpoints/controller.ts';
+import { createGarbageCollector } from './garbagecollector/controller.ts';
+import { createNodeIpamController } from './nodeipam/controller.ts';
+import { createNodeLifecycleController } from './nodelifecycle/controller.ts';
+import { createReplicaSetController } from './replicaset/controller.ts';
+
+export interface ControllerManagerSettings {
+  nodeMonitorGracePeriodMs: number;
+  defaultTolerationSeconds: number;
+  clusterCIDR: string;
+  nodeCIDRMaskSize: number;
+}
+
+/** Every controller of the controller-manager, built over one context (tests use this too). */
+export function controllerManagerControllers(ctx: ControllerContext, s: ControllerManagerSettings): Controller[] {
+  return [
+    createReplicaSetController(ctx),
+    createDeploymentController(ctx),
+    createDaemonSetController(ctx),
+    createEndpointsController(ctx),
+    createNodeIpamController(ctx, { clusterCIDR: s.clusterCIDR, nodeCIDRMaskSize: s.nodeCIDRMaskSize }),
+    createNodeLifecycleController(ctx, { nodeMonitorGracePeriodMs: s.nodeMonitorGracePeriodMs, defaultTolerationSeconds: s.defaultTolerationSeconds }),
+    createGarbageCollector(ctx),
+    createDisruptionController(ctx),
+  ].flat();
+}
+
+export async function start(ctx: ComponentContext): Promise<void> {
+  const { common, values } = parseComponentFlags('kube-controller-manager', ctx.args, {
+    'node-monitor-grace-period': { type: 'string', default: '40s' },
+    'default-not-ready-toleration-seconds': { type: 'string', default: '300' },
+    'cluster-cidr': { type: 'string', default: '127.128.0.0/9' },
+    'node-cidr-mask-size': { type: 'string', default: '24' },
+  });
+  const settings: ControllerManagerSettings = {
+    nodeMonitorGracePeriodMs: parseDuration(String(values['node-monitor-grace-period'])),
+    defaultTolerationSeconds: Number(values['default-not-ready-toleration-seconds']),
+    clusterCIDR: String(values['cluster-cidr']),
+    nodeCIDRMaskSize: Number(values['node-cidr-mask-size']),
+  };
+  const kubeConfig = loadKubeConfig({ kubeconfig: common.kubeconfig, env: ctx.env, rootfs: ctx.rootfs });
+  const manager = startManager({
+    component: 'kube-controller-manager',
+    kubeConfig,
+    signal: ctx.signal,
+    leaderElection: leaderElectionFor('kube-controller-manager', common),
+    controllers: (c) => controllerManagerControllers(c, settings),
+  });
+  await manager.done;
+}

@@ -1,0 +1,97 @@
+/**
+ * Drives `shipyard up` as a user does: the real CLI as a child process in a temporary data
+ * directory, and real kubectl against the kubeconfig it writes. Not a test file itself.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { readdirSync, readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import type { KubectlResult } from './support.ts';
+
+const repo = fileURLToPath(new URL('../../', import.meta.url));
+const shipyardBin = `${repo}bin/shipyard.js`;
+
+export interface UpProcess {
+  readonly child: ChildProcess;
+  output(): string;
+  /** Resolves once the summary (the `export KUBECONFIG=` line) is printed. */
+  ready(timeoutMs: number): Promise<void>;
+  exited(): Promise<number | null>;
+}
+
+export function startUp(dataDir: string, args: readonly string[]): UpProcess {
+  const child = spawn(process.execPath, [shipyardBin, 'up', '--data-dir', dataDir, ...args], {
+    cwd: repo,
+    stdio: ['ignore', 'pipe', 'pipe'],
+    env: { ...process.env, SHIPYARD_LOG_LEVEL: process.env.SHIPYARD_LOG_LEVEL ?? 'info' },
+  });
+  let out = '';
+  child.stdout!.setEncoding('utf8').on('data', (c: string) => (out += c));
+  child.stderr!.setEncoding('utf8').on('data', (c: string) => (out += c));
+  const exit = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  return {
+    child,
+    output: () => out,
+    exited: () => exit,
+    ready: (timeoutMs) =>
+      new Promise<void>((resolve, reject) => {
+        const timer = setTimeout(() => reject(new Error(`shipyard up not ready after ${timeoutMs} ms; output:\n${out}`)), timeoutMs);
+        const check = (): void => {
+          if (/export KUBECONFIG=/.test(out)) {
+            clearTimeout(timer);
+            clearInterval(poll);
+            resolve();
+          }
+        };
+        const poll = setInterval(check, 100);
+        void exit.then((code) => {
+          clearTimeout(timer);
+          clearInterval(poll);
+          if (!/export KUBECONFIG=/.test(out)) reject(new Error(`shipyard up exited with ${code}; output:\n${out}`));
+        });
+      }),
+  };
+}
+
+export function runShipyard(args: readonly string[], timeoutMs = 30_000): Promise<KubectlResult> {
+  return run(process.execPath, [shipyardBin, ...args], {}, timeoutMs);
+}
+
+export function kubectlWith(kubeconfig: string) {
+  return (args: readonly string[], opts: { input?: string; timeoutMs?: number } = {}): Promise<KubectlResult> =>
+    run('kubectl', args, { KUBECONFIG: kubeconfig }, opts.timeoutMs ?? 60_000, opts.input);
+}
+
+function run(cmd: string, args: readonly string[], env: Record<string, string>, timeoutMs: number, input?: string): Promise<KubectlResult> {
+  return new Promise((resolve) => {
+    const child = spawn(cmd, args, { cwd: repo, env: { ...process.env, ...env }, stdio: ['pipe', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.setEncoding('utf8').on('data', (c: string) => (stdout += c));
+    child.stderr.setEncoding('utf8').on('data', (c: string) => (stderr += c));
+    const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
+    child.once('close', (code) => {
+      clearTimeout(timer);
+      resolve({ code: code ?? -1, stdout, stderr });
+    });
+    child.stdin.end(input ?? '');
+  });
+}
+
+/** Processes (other than this test's own) whose environment or command line mentions `dataDir`. */
+export function processesUsing(dataDir: string): { pid: number; cmd: string }[] {
+  const found: { pid: number; cmd: string }[] = [];
+  for (const entry of readdirSync('/proc')) {
+    const pid = Number(entry);
+    if (!Number.isInteger(pid) || pid === process.pid) continue;
+    try {
+      const cmd = readFileSync(`/proc/${pid}/cmdline`, 'latin1').replace(/\0/g, ' ').trim();
+      const env = readFileSync(`/proc/${pid}/environ`, 'latin1');
+      const stat = readFileSync(`/proc/${pid}/stat`, 'latin1');
+      if (/\) Z /.test(stat)) continue; // zombies are already dead
+      if (cmd.includes(dataDir) || env.includes(dataDir)) found.push({ pid, cmd });
+    } catch {
+      // Gone, or not ours to read.
+    }
+  }
+  return found;
+}

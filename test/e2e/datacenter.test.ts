@@ -1,0 +1,280 @@
+/**
+ * The acceptance scenario of the local datacenter (issue 6): `shipyard up --masters 3
+ * --workers 1` in a temporary directory, driven with kubectl like a user would, then killed
+ * with SIGKILL and resumed.
+ */
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { get as httpGet } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { describeResult, fixture, pollUntil, type Json } from './support.ts';
+import { kubectlWith, processesUsing, runShipyard, startUp, type UpProcess } from './datacenter-support.ts';
+
+const APP_IMAGE = 'example.test/e2e/app:1';
+const GRACE_SECONDS = 10;
+
+function httpText(url: string): Promise<string> {
+  return new Promise((resolve, reject) => {
+    httpGet(url, { timeout: 5000 }, (res) => {
+      let body = '';
+      res.setEncoding('utf8').on('data', (c: string) => (body += c));
+      res.on('end', () => resolve(body));
+    }).on('error', reject);
+  });
+}
+
+describe('shipyard up: the local datacenter (e2e)', { timeout: 900_000 }, () => {
+  const dataDir = mkdtempSync(join(tmpdir(), 'shipyard-dc-'));
+  const kubeconfig = join(dataDir, 'kubeconfig');
+  const kubectl = kubectlWith(kubeconfig);
+  let up: UpProcess | undefined;
+
+  const ok = async (args: string[], input?: string): Promise<string> => {
+    const r = await kubectl(args, { input });
+    assert.equal(r.code, 0, describeResult(args, r));
+    return r.stdout;
+  };
+  const json = async (args: string[]): Promise<Json> => JSON.parse(await ok(['get', ...args, '-o', 'json']));
+  const apply = (doc: unknown): Promise<string> => ok(['apply', '-f', '-'], JSON.stringify(doc));
+
+  before(async () => {
+    const imported = await runShipyard(['image', 'import', APP_IMAGE, '--entrypoint', fixture('e2e-app.mjs'), '--data-dir', dataDir]);
+    assert.equal(imported.code, 0, imported.stderr);
+    up = startUp(dataDir, ['--masters', '3', '--workers', '1', '--node-monitor-grace-period', `${GRACE_SECONDS}s`, '--api-port', '16443', '--cloud-port', '16080']);
+    await up.ready(240_000);
+  });
+
+  after(async () => {
+    if (up && up.child.exitCode === null) {
+      up.child.kill('SIGINT');
+      await Promise.race([up.exited(), new Promise((r) => setTimeout(r, 30_000))]);
+      up.child.kill('SIGKILL');
+    }
+    const left = await pollUntil('no process of the datacenter left', async () => processesUsing(dataDir).length === 0 || undefined, { timeoutMs: 15_000 }).catch(() => undefined);
+    if (!left) for (const p of processesUsing(dataDir)) process.kill(p.pid, 'SIGKILL');
+    rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  it('shows 4 Ready nodes with their roles and 127.1.x.x internal IPs', async () => {
+    const out = await ok(['get', 'nodes', '-o', 'wide']);
+    const lines = out.trim().split('\n').slice(1);
+    assert.equal(lines.length, 4, out);
+    for (const line of lines) {
+      const cols = line.split(/\s+/);
+      assert.equal(cols[1], 'Ready', line);
+      assert.match(cols[5]!, /^127\.1\.\d+\.\d+$/, line);
+    }
+    assert.equal(lines.filter((l) => /^master-\d\s+Ready\s+control-plane,master\s/.test(l)).length, 3, out);
+    assert.equal(lines.filter((l) => /^worker-0\s+Ready\s+worker\s/.test(l)).length, 1, out);
+  });
+
+  it('runs the control plane as static pods with mirror pods', async () => {
+    const pods = await json(['pods', '-n', 'kube-system']);
+    const names: string[] = pods.items.map((p: Json) => p.metadata.name);
+    assert.ok(names.includes('kube-apiserver-master-0'), names.join(' '));
+    for (let i = 0; i < 3; i++) {
+      assert.ok(names.includes(`kube-controller-manager-master-${i}`), names.join(' '));
+      assert.ok(names.includes(`kube-scheduler-master-${i}`), names.join(' '));
+    }
+  });
+
+  it('places one pod of an anti-affine Deployment and explains why the other is Pending; drain is refused by the PDB', async () => {
+    await ok(['create', 'namespace', 'spread']);
+    await apply({
+      apiVersion: 'apps/v1',
+      kind: 'Deployment',
+      metadata: { name: 'spread', namespace: 'spread' },
+      spec: {
+        replicas: 2,
+        selector: { matchLabels: { app: 'spread' } },
+        template: {
+          metadata: { labels: { app: 'spread' } },
+          spec: {
+            affinity: { podAntiAffinity: { requiredDuringSchedulingIgnoredDuringExecution: [{ labelSelector: { matchLabels: { app: 'spread' } }, topologyKey: 'kubernetes.io/hostname' }] } },
+            containers: [{ name: 'pause', image: 'registry.k8s.io/pause:3.10' }],
+          },
+        },
+      },
+    });
+    await apply({ apiVersion: 'policy/v1', kind: 'PodDisruptionBudget', metadata: { name: 'spread-pdb', namespace: 'spread' }, spec: { minAvailable: 1, selector: { matchLabels: { app: 'spread' } } } });
+    const [running, pending] = await pollUntil(
+      'one spread pod Running on worker-0 and one Pending',
+      async () => {
+        const pods = (await json(['pods', '-n', 'spread'])).items as Json[];
+        const r = pods.filter((p) => p.status?.phase === 'Running');
+        const p = pods.filter((p) => p.status?.phase === 'Pending' && !p.spec.nodeName);
+        return r.length === 1 && p.length === 1 ? [r[0], p[0]] : undefined;
+      },
+      { timeoutMs: 60_000, intervalMs: 500 },
+    );
+    assert.equal(running.spec.nodeName, 'worker-0');
+    const event = await pollUntil(
+      'a FailedScheduling event on the pending pod',
+      async () => {
+        const events = (await json(['events', '-n', 'spread', '--field-selector', `involvedObject.name=${pending.metadata.name},reason=FailedScheduling`])).items as Json[];
+        return events[0];
+      },
+      { timeoutMs: 30_000, intervalMs: 500 },
+    );
+    assert.equal(event.type, 'Warning');
+    assert.match(event.message, /^0\/4 nodes are available: 1 node\(s\) didn't match pod anti-affinity rules, 3 node\(s\) had untolerated taint \{node-role\.kubernetes\.io\/master: \}\./, event.message);
+
+    await pollUntil('the PDB allows no disruption', async () => (await json(['pdb', 'spread-pdb', '-n', 'spread'])).status?.disruptionsAllowed === 0 || undefined, { timeoutMs: 30_000 });
+    const drain = await kubectl(['drain', 'worker-0', '--ignore-daemonsets', '--delete-emptydir-data', '--timeout=8s'], { timeoutMs: 60_000 });
+    assert.notEqual(drain.code, 0, describeResult(['drain'], drain));
+    assert.match(drain.stdout + drain.stderr, /disruption budget/i);
+    assert.match(drain.stdout + drain.stderr, /spread-pdb/);
+    // Cordoned now: the pending pod's reasons include the unschedulable worker.
+    await pollUntil(
+      'FailedScheduling names the cordoned node',
+      async () => {
+        const events = (await json(['events', '-n', 'spread', '--field-selector', `involvedObject.name=${pending.metadata.name},reason=FailedScheduling`])).items as Json[];
+        return events.some((e) => /^0\/4 nodes are available: 1 node\(s\) were unschedulable, 3 node\(s\) had untolerated taint/.test(e.message)) || undefined;
+      },
+      { timeoutMs: 40_000, intervalMs: 1000 },
+    );
+    await ok(['uncordon', 'worker-0']);
+    await ok(['delete', 'namespace', 'spread', '--wait=false']);
+  });
+
+  it('puts one DaemonSet pod on each node', async () => {
+    await apply({
+      apiVersion: 'apps/v1',
+      kind: 'DaemonSet',
+      metadata: { name: 'agent', namespace: 'default' },
+      spec: {
+        selector: { matchLabels: { app: 'agent' } },
+        template: { metadata: { labels: { app: 'agent' } }, spec: { tolerations: [{ operator: 'Exists' }], containers: [{ name: 'agent', image: 'registry.k8s.io/pause:3.10' }] } },
+      },
+    });
+    const nodes = await pollUntil(
+      'a Running agent pod on each of the 4 nodes',
+      async () => {
+        const pods = (await json(['pods', '-l', 'app=agent'])).items as Json[];
+        const on = new Set(pods.filter((p) => p.status?.phase === 'Running').map((p) => p.spec.nodeName));
+        return pods.length === 4 && on.size === 4 ? [...on].sort() : undefined;
+      },
+      { timeoutMs: 60_000, intervalMs: 500 },
+    );
+    assert.deepEqual(nodes, ['master-0', 'master-1', 'master-2', 'worker-0']);
+    const ds = await json(['daemonset', 'agent']);
+    assert.equal(ds.status.desiredNumberScheduled, 4);
+  });
+
+  it('runs an imported image as real processes behind a Service: pod IP, ClusterIP from host and from a pod, logs, in-cluster config', async () => {
+    await apply({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'web-config', namespace: 'default' }, data: { message: 'hello from a configmap' } });
+    await apply({
+      apiVersion: 'apps/v1',
+      kind: 'Deployment',
+      metadata: { name: 'web', namespace: 'default' },
+      spec: {
+        replicas: 2,
+        selector: { matchLabels: { app: 'web' } },
+        template: {
+          metadata: { labels: { app: 'web' } },
+          spec: {
+            containers: [
+              {
+                name: 'web',
+                image: APP_IMAGE,
+                args: ['serve'],
+                env: [
+                  { name: 'POD_IP', valueFrom: { fieldRef: { fieldPath: 'status.podIP' } } },
+                  { name: 'POD_NAME', valueFrom: { fieldRef: { fieldPath: 'metadata.name' } } },
+                ],
+                ports: [{ name: 'http', containerPort: 8080 }],
+                readinessProbe: { httpGet: { path: '/', port: 8080 }, periodSeconds: 1 },
+                volumeMounts: [{ name: 'config', mountPath: '/etc/app' }],
+              },
+            ],
+            volumes: [{ name: 'config', configMap: { name: 'web-config' } }],
+          },
+        },
+      },
+    });
+    await apply({ apiVersion: 'v1', kind: 'Service', metadata: { name: 'web', namespace: 'default' }, spec: { selector: { app: 'web' }, ports: [{ port: 80, targetPort: 'http' }] } });
+    await ok(['rollout', 'status', 'deployment/web', '--timeout=90s']);
+    const pods = (await json(['pods', '-l', 'app=web'])).items as Json[];
+    assert.equal(pods.length, 2);
+    for (const p of pods) {
+      assert.match(p.status.podIP, /^127\.(1(2[89]|[3-9]\d)|2[0-5]\d)\.\d+\.\d+$/, 'pod IP in 127.128.0.0/9');
+      const body = await httpText(`http://${p.status.podIP}:8080/`);
+      assert.match(body, new RegExp(`hello from a configmap from ${p.metadata.name} at ${p.status.podIP.replace(/\./g, '\\.')}`));
+    }
+    const logs = await ok(['logs', pods[0].metadata.name]);
+    assert.match(logs, /listening on 127\.\d+\.\d+\.\d+:8080 with message "hello from a configmap"/);
+
+    const svc = await json(['service', 'web']);
+    const clusterIP: string = svc.spec.clusterIP;
+    assert.match(clusterIP, /^127\.64\.\d+\.\d+$/);
+    await pollUntil('endpoints list both pods', async () => ((await json(['endpoints', 'web'])).subsets?.[0]?.addresses?.length === 2) || undefined, { timeoutMs: 30_000 });
+    const seen = new Set<string>();
+    await pollUntil(
+      'the ClusterIP answers from the host, from both pods',
+      async () => {
+        const body = await httpText(`http://${clusterIP}/`).catch(() => '');
+        const m = /from (web-\S+) at/.exec(body);
+        if (m) seen.add(m[1]!);
+        return seen.size === 2 || undefined;
+      },
+      { timeoutMs: 30_000, intervalMs: 50 },
+    );
+
+    await apply({
+      apiVersion: 'v1',
+      kind: 'Pod',
+      metadata: { name: 'fetcher', namespace: 'default' },
+      spec: { restartPolicy: 'Never', containers: [{ name: 'fetch', image: APP_IMAGE, args: ['fetch', `http://${clusterIP}/`] }] },
+    });
+    await pollUntil('fetcher pod Succeeded', async () => (await json(['pod', 'fetcher'])).status?.phase === 'Succeeded' || undefined, { timeoutMs: 60_000, intervalMs: 500 });
+    assert.match(await ok(['logs', 'fetcher']), /fetched http:\/\/127\.64\.\d+\.\d+\/: 200 hello from a configmap from web-/);
+
+    await apply({
+      apiVersion: 'v1',
+      kind: 'Pod',
+      metadata: { name: 'in-cluster', namespace: 'default' },
+      spec: { restartPolicy: 'Never', containers: [{ name: 'list', image: APP_IMAGE, args: ['list-namespaces'] }] },
+    });
+    await pollUntil('in-cluster pod Succeeded', async () => (await json(['pod', 'in-cluster'])).status?.phase === 'Succeeded' || undefined, { timeoutMs: 60_000, intervalMs: 500 });
+    const listed = await ok(['logs', 'in-cluster']);
+    assert.match(listed, /namespaces via 127\.64\.0\.1:443: .*default/);
+    assert.match(listed, /kube-system/);
+  });
+
+  it('turns a node NotReady within the grace period + 5 s once its kubelet stops, and Ready again when it starts', async () => {
+    const stopped = await runShipyard(['node', 'stop-kubelet', 'worker-0', '--data-dir', dataDir]);
+    assert.equal(stopped.code, 0, stopped.stderr);
+    const t0 = Date.now();
+    await pollUntil(
+      'worker-0 Ready=Unknown',
+      async () => (await json(['node', 'worker-0'])).status.conditions.find((c: Json) => c.type === 'Ready')?.status === 'Unknown' || undefined,
+      { timeoutMs: (GRACE_SECONDS + 5) * 1000, intervalMs: 250 },
+    );
+    const elapsed = (Date.now() - t0) / 1000;
+    assert.ok(elapsed <= GRACE_SECONDS + 5, `NotReady after ${elapsed} s`);
+    const node = await json(['node', 'worker-0']);
+    assert.ok(node.spec.taints?.some((t: Json) => t.key === 'node.kubernetes.io/unreachable'), JSON.stringify(node.spec.taints));
+    const started = await runShipyard(['node', 'start-kubelet', 'worker-0', '--data-dir', dataDir]);
+    assert.equal(started.code, 0, started.stderr);
+    await pollUntil('worker-0 Ready again', async () => (await json(['node', 'worker-0'])).status.conditions.find((c: Json) => c.type === 'Ready')?.status === 'True' || undefined, { timeoutMs: 30_000 });
+  });
+
+  it('survives SIGKILL: no orphaned process, and a resume brings back the same nodes, objects and running pods', async () => {
+    const before = (await json(['nodes'])).items.map((n: Json) => `${n.metadata.name}=${n.status.addresses.find((a: Json) => a.type === 'InternalIP').address}`).sort();
+    up!.child.kill('SIGKILL');
+    await up!.exited();
+    await pollUntil('every process of the killed datacenter is gone', async () => processesUsing(dataDir).length === 0 || undefined, { timeoutMs: 15_000, intervalMs: 250 }).catch(() => {
+      assert.fail(`orphans: ${JSON.stringify(processesUsing(dataDir))}`);
+    });
+    up = startUp(dataDir, []);
+    await up.ready(240_000);
+    const after = (await json(['nodes'])).items.map((n: Json) => `${n.metadata.name}=${n.status.addresses.find((a: Json) => a.type === 'InternalIP').address}`).sort();
+    assert.deepEqual(after, before);
+    await ok(['get', 'deployment', 'web']);
+    await ok(['rollout', 'status', 'deployment/web', '--timeout=90s']);
+    const pods = (await json(['pods', '-l', 'app=web'])).items as Json[];
+    for (const p of pods) assert.match(await httpText(`http://${p.status.podIP}:8080/`), /hello from a configmap/);
+  });
+});
