@@ -63,6 +63,15 @@ describe('import boundaries (ARCHITECTURE.md)', () => {
         continue;
       }
       const [ttop, tsub] = area(target);
+      // The kubelet core decides what runs; which runtime runs it is injected (ARCHITECTURE.md).
+      if (relative(src, file).startsWith('node/kubelet/') && relative(src, target).startsWith('node/runtimes/')) {
+        violations.push(`${relative(root, file)}: the kubelet core imports a concrete runtime (${spec})`);
+      }
+      // Controller folders coordinate through API objects, never through each other's code.
+      if (top === 'cluster' && ttop === 'cluster' && sub && tsub && sub !== tsub && !file.endsWith('.test.ts')) {
+        const shared = ['workload-common'];
+        if (!shared.includes(tsub)) violations.push(`${relative(root, file)}: controller ${sub} imports controller ${tsub}`);
+      }
       if (ttop === 'cli' && top !== 'cli') violations.push(`${relative(root, file)} imports cli/ (${spec})`);
       if (ttop === top) {
         if (top === 'operators' && sub && tsub && sub !== tsub) violations.push(`${relative(root, file)}: operator ${sub} imports operator ${tsub}`);
