@@ -95,7 +95,9 @@ export async function startDatacenter(o: DatacenterOptions): Promise<Datacenter>
     recorder,
     runtimes: [createProcessRuntime({ images, pidRegistry: reaper }), createSimulatedRuntime()],
     caCert: pki.caCertPem,
-    dataDir,
+    // Until the API server issues service-account tokens, pods get the admin token: there is
+    // no authorization yet, so this grants nothing a service account would not have.
+    fallbackToken: auth.adminToken,
   });
 
   const masterIPs = new Map<string, string>();
@@ -180,9 +182,41 @@ export async function startDatacenter(o: DatacenterOptions): Promise<Datacenter>
     logger.debug({ instance: instance.id, name }, 'instance launched');
   }
 
-  void nodeHost;
+  void ensureKubernetesService();
   const proxy = startServiceProxy({ informers, logger: logger.child({ component: 'service-proxy' }), signal: stopController.signal });
   void proxy;
+
+  /**
+   * The `kubernetes` Service in `default` and its Endpoints (the API-server replica), which
+   * in-cluster clients reach through KUBERNETES_SERVICE_HOST. Retried until the API answers.
+   */
+  async function ensureKubernetesService(): Promise<void> {
+    const svcRef = { group: '', version: 'v1', resource: 'services', kind: 'Service', namespaced: true } as const;
+    const epRef = { group: '', version: 'v1', resource: 'endpoints', kind: 'Endpoints', namespaced: true } as const;
+    while (!stopController.signal.aborted) {
+      try {
+        const ip = masterIPs.get(masterName(0));
+        if (!ip) throw new Error('the first master has no address yet');
+        await client.get(svcRef, 'default', 'kubernetes').catch(async (err: unknown) => {
+          if ((err as { code?: number }).code !== 404) throw err;
+          await client.create(svcRef, {
+            apiVersion: 'v1',
+            kind: 'Service',
+            metadata: { name: 'kubernetes', namespace: 'default', labels: { component: 'apiserver', provider: 'kubernetes' } },
+            spec: { clusterIP: KUBERNETES_CLUSTER_IP, ports: [{ name: 'https', port: 443, protocol: 'TCP', targetPort: 6443 }], type: 'ClusterIP' },
+          } as never);
+        });
+        const endpoints = { apiVersion: 'v1', kind: 'Endpoints', metadata: { name: 'kubernetes', namespace: 'default' }, subsets: [{ addresses: [{ ip }], ports: [{ name: 'https', port: 6443, protocol: 'TCP' }] }] };
+        await client.create(epRef, endpoints as never).catch(async (err: unknown) => {
+          if ((err as { code?: number }).code !== 409) throw err;
+          await client.patch(epRef, 'default', 'kubernetes', { subsets: endpoints.subsets });
+        });
+        return;
+      } catch {
+        await new Promise((r) => setTimeout(r, 1000));
+      }
+    }
+  }
 
   async function rows(): Promise<NodeRow[]> {
       const nodes = await client.list<{ metadata?: { name?: string }; status?: { conditions?: { type: string; status: string }[] } }>({ group: '', version: 'v1', resource: 'nodes', kind: 'Node', namespaced: false }).catch(() => undefined);

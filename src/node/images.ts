@@ -1,0 +1,107 @@
+/**
+ * The local image store (`<dataDir>/images/index.json`): an image reference → the program a
+ * process pod of that image runs. `shipyard image import` may write it while the datacenter
+ * runs, so every read checks whether the file changed instead of trusting a cached copy.
+ */
+import { createHash } from 'node:crypto';
+import { existsSync, mkdirSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
+import { isAbsolute, join } from 'node:path';
+
+export interface ImageRecord {
+  readonly ref: string;
+  readonly entrypoint: string;
+  readonly args: readonly string[];
+  readonly importedAt: string;
+  readonly digest: string;
+  readonly builtin: boolean;
+}
+
+export interface ImageStore {
+  list(): ImageRecord[];
+  resolve(ref: string): ImageRecord | undefined;
+  import(ref: string, opts: { entrypoint: string; args?: readonly string[]; builtin?: boolean }): ImageRecord;
+  remove(ref: string): boolean;
+}
+
+const REF = /^[a-z0-9]+(?:[._-][a-z0-9]+)*(?::\d+)?(?:\/[a-z0-9]+(?:(?:[._]|__|-+)[a-z0-9]+)*)*(?::[\w][\w.-]{0,127})?(?:@sha256:[a-f0-9]{64})?$/;
+
+/** Tag defaults to `latest`, as Docker's reference parser does; a digest reference stays as given. */
+export function normalizeRef(ref: string): string {
+  const r = ref.trim();
+  if (!REF.test(r)) throw new Error(`image reference "${ref}" is not valid (expected e.g. example.com/team/app:1.0)`);
+  if (r.includes('@')) return r;
+  const lastSlash = r.lastIndexOf('/');
+  return r.slice(lastSlash + 1).includes(':') ? r : `${r}:latest`;
+}
+
+function digestOf(file: string): string {
+  return `sha256:${createHash('sha256').update(readFileSync(file)).digest('hex')}`;
+}
+
+export function openImageStore(dir: string): ImageStore {
+  mkdirSync(dir, { recursive: true });
+  const file = join(dir, 'index.json');
+  let cache: { mtimeMs: number; size: number; images: ImageRecord[] } | undefined;
+
+  const read = (): ImageRecord[] => {
+    if (!existsSync(file)) return [];
+    const st = statSync(file);
+    if (cache && cache.mtimeMs === st.mtimeMs && cache.size === st.size) return cache.images;
+    let images: ImageRecord[];
+    try {
+      images = (JSON.parse(readFileSync(file, 'utf8')) as { images: ImageRecord[] }).images ?? [];
+    } catch (err) {
+      throw new Error(`${file}: not valid JSON (${(err as Error).message})`);
+    }
+    cache = { mtimeMs: st.mtimeMs, size: st.size, images };
+    return images;
+  };
+  const write = (images: ImageRecord[]): void => {
+    const tmp = `${file}.${process.pid}.tmp`;
+    writeFileSync(tmp, JSON.stringify({ images }, null, 2) + '\n');
+    renameSync(tmp, file);
+    cache = undefined;
+  };
+
+  return {
+    list: () => [...read()].sort((a, b) => a.ref.localeCompare(b.ref)),
+    resolve(ref) {
+      let wanted: string;
+      try {
+        wanted = normalizeRef(ref);
+      } catch {
+        return undefined;
+      }
+      const images = read();
+      const at = wanted.indexOf('@');
+      if (at >= 0) return images.find((i) => i.ref === wanted || i.digest === wanted.slice(at + 1));
+      return images.find((i) => i.ref === wanted);
+    },
+    import(ref, opts) {
+      const normalized = normalizeRef(ref);
+      if (!isAbsolute(opts.entrypoint)) throw new Error(`image ${normalized}: entrypoint "${opts.entrypoint}" must be an absolute path`);
+      if (!existsSync(opts.entrypoint) || !statSync(opts.entrypoint).isFile()) throw new Error(`image ${normalized}: entrypoint ${opts.entrypoint} is not a file`);
+      const record: ImageRecord = {
+        ref: normalized,
+        entrypoint: opts.entrypoint,
+        args: [...(opts.args ?? [])],
+        importedAt: new Date().toISOString(),
+        digest: digestOf(opts.entrypoint),
+        builtin: opts.builtin ?? false,
+      };
+      const images = read().filter((i) => i.ref !== normalized);
+      const existing = read().find((i) => i.ref === normalized);
+      // Re-registering an unchanged built-in image on every start must not rewrite the file.
+      if (existing && existing.digest === record.digest && existing.entrypoint === record.entrypoint && existing.builtin === record.builtin) return existing;
+      write([...images, record]);
+      return record;
+    },
+    remove(ref) {
+      const normalized = normalizeRef(ref);
+      const images = read();
+      if (!images.some((i) => i.ref === normalized)) return false;
+      write(images.filter((i) => i.ref !== normalized));
+      return true;
+    },
+  };
+}

@@ -1,0 +1,403 @@
+/**
+ * The kubelet of one node: registers the Node, renews its Lease, runs the pods bound to it and
+ * the static pods on its disk, and reports their status. It learns about pods from whoever
+ * hosts it (`podChanged`/`podDeleted`, from a node host's shared informer or its own), so a
+ * process with thousands of kubelets opens one watch, not thousands.
+ *
+ * `stop()` is what stopping a real kubelet does: heartbeats and syncing stop, containers keep
+ * running. `reboot()` stops everything, goes NotReady, waits, re-reads kubelet.conf and starts.
+ */
+import { randomBytes } from 'node:crypto';
+import { join } from 'node:path';
+import type { Logger } from 'pino';
+import type { V1Node, V1Pod } from '@kubernetes/client-node';
+import { isAlreadyExists, isNotFound, type ApiClient } from '../../runtime/client.ts';
+import type { EventSink } from '../../runtime/context.ts';
+import { resources } from '../../runtime/resources.ts';
+import type { ContainerRuntime } from '../container-runtime.ts';
+import { defaultKubeletConfig, readKubeletConfig, type KubeletConfig } from './kubelet-config.ts';
+import { newNode, nodeLabels, nodeStatus, type NodeIdentity } from './node-object.ts';
+import { PodIpAllocator } from './pod-ip.ts';
+import { PodWorker, type WorkerHost } from './pod-worker.ts';
+import { scanStaticPods, type StaticPod } from './static-pods.ts';
+
+export interface KubeletTimings {
+  leaseRenewMs: number;
+  statusCheckMs: number;
+  staticPodPollMs: number;
+  volumeRefreshMs: number;
+  backoffInitialMs: number;
+  backoffMaxMs: number;
+  backoffResetMs: number;
+  registerRetryMs: number;
+}
+
+export const defaultTimings: KubeletTimings = {
+  leaseRenewMs: 10_000,
+  statusCheckMs: 10_000,
+  staticPodPollMs: 2_000,
+  volumeRefreshMs: 30_000,
+  backoffInitialMs: 10_000,
+  backoffMaxMs: 300_000,
+  backoffResetMs: 600_000,
+  registerRetryMs: 2_000,
+};
+
+export interface KubeletOptions extends Omit<NodeIdentity, 'kubeletPort' | 'taints'> {
+  readonly nodeDir: string;
+  readonly client: ApiClient;
+  readonly recorder: EventSink;
+  readonly logger: Logger;
+  readonly runtimes: readonly ContainerRuntime[];
+  readonly taints?: NodeIdentity['taints'];
+  readonly kubeletPort?: number;
+  readonly caCert?: string;
+  readonly fallbackToken?: string;
+  readonly kubernetesService: () => { host: string; port: number } | undefined;
+  /** The Node as the host's informer last saw it (for podCIDR and conditions set by others). */
+  readonly currentNode: () => V1Node | undefined;
+  /** Pods bound to this node, from the host's informer. */
+  readonly boundPods: () => V1Pod[];
+  readonly timings?: Partial<KubeletTimings>;
+  /** Whether to watch the manifests directory (a simulated worker without one need not poll fast). */
+  readonly staticPods?: boolean;
+  /** Told about each Lease renewal's duration (benchmarks). */
+  readonly onHeartbeat?: (ms: number, ok: boolean) => void;
+}
+
+export interface KubeletStatus {
+  registered: boolean;
+  ready: boolean;
+  running: boolean;
+  pods: number;
+}
+
+const LEASE = { group: 'coordination.k8s.io', version: 'v1', resource: 'leases', kind: 'Lease', namespaced: true } as const;
+
+function microTime(d = new Date()): string {
+  return d.toISOString().replace(/Z$/, '000Z');
+}
+
+export class Kubelet {
+  readonly nodeName: string;
+  private readonly o: KubeletOptions;
+  private readonly t: KubeletTimings;
+  private readonly identity: NodeIdentity;
+  private config: KubeletConfig = defaultKubeletConfig;
+  private readonly workers = new Map<string, PodWorker>();
+  private readonly statics = new Map<string, { sp: StaticPod; worker: PodWorker }>();
+  private readonly restartCounts = new Map<string, number>();
+  private readonly ipam: PodIpAllocator;
+  private readonly host: WorkerHost;
+  private timers: NodeJS.Timeout[] = [];
+  private running = false;
+  private registered = false;
+  private ready = { ok: true, reason: 'KubeletReady', message: 'kubelet is posting ready status' };
+  private lastStatusAt = 0;
+  private bootID = randomBytes(8).toString('hex');
+  private staticErrors = '';
+
+  constructor(o: KubeletOptions) {
+    this.o = o;
+    this.nodeName = o.nodeName;
+    this.t = { ...defaultTimings, ...(o.timings ?? {}) };
+    this.identity = { ...o, taints: o.taints ?? [], kubeletPort: o.kubeletPort ?? 10250 };
+    this.ipam = new PodIpAllocator(o.nodeDir);
+    const self = this;
+    this.host = {
+      nodeName: o.nodeName,
+      nodeIP: o.nodeIP,
+      nodeDir: o.nodeDir,
+      client: o.client,
+      recorder: o.recorder,
+      logger: o.logger,
+      runtimes: o.runtimes,
+      ipam: this.ipam,
+      caCert: o.caCert,
+      fallbackToken: o.fallbackToken,
+      backoff: { initialMs: this.t.backoffInitialMs, maxMs: this.t.backoffMaxMs, resetAfterMs: this.t.backoffResetMs },
+      podCIDR: () => o.currentNode()?.spec?.podCIDR,
+      kubernetesService: o.kubernetesService,
+      active: () => self.running,
+      restartCounts: this.restartCounts,
+    };
+  }
+
+  private get configPath(): string {
+    return join(this.o.nodeDir, 'root', 'etc', 'kubernetes', 'kubelet.conf');
+  }
+
+  private nodeRef() {
+    return { apiVersion: 'v1', kind: 'Node', metadata: { name: this.nodeName, uid: this.o.currentNode()?.metadata?.uid } };
+  }
+
+  private loadConfig(): void {
+    try {
+      this.config = readKubeletConfig(this.configPath);
+    } catch (err) {
+      this.o.logger.warn({ node: this.nodeName, err: (err as Error).message }, 'keeping the last good kubelet configuration');
+      this.o.recorder.event(this.nodeRef(), 'Warning', 'InvalidKubeletConfig', (err as Error).message);
+    }
+  }
+
+  status(): KubeletStatus {
+    const node = this.o.currentNode();
+    const ready = node?.status?.conditions?.find((c) => c.type === 'Ready')?.status === 'True';
+    return { registered: this.registered, ready: this.running && ready, running: this.running, pods: this.workers.size + this.statics.size };
+  }
+
+  async start(): Promise<void> {
+    if (this.running) return;
+    this.running = true;
+    this.loadConfig();
+    this.ready = { ok: true, reason: 'KubeletReady', message: 'kubelet is posting ready status' };
+    const jitter = (ms: number): number => Math.floor(ms * (0.5 + Math.random() * 0.5));
+    this.every(this.t.staticPodPollMs, () => this.syncStaticPods(), 0);
+    void this.register();
+    this.every(this.t.leaseRenewMs, () => this.renewLease(), jitter(this.t.leaseRenewMs));
+    this.every(this.t.statusCheckMs, () => this.checkStatus(), jitter(this.t.statusCheckMs));
+    this.every(this.t.volumeRefreshMs, () => this.refreshVolumes(), jitter(this.t.volumeRefreshMs));
+    for (const w of [...this.workers.values(), ...[...this.statics.values()].map((s) => s.worker)]) w.requestSync();
+    this.resyncPods();
+  }
+
+  /** Like stopping the kubelet service: no heartbeats, no syncing; containers keep running. */
+  async stop(): Promise<void> {
+    this.running = false;
+    for (const t of this.timers) clearTimeout(t);
+    this.timers = [];
+  }
+
+  /** Stops every pod, as shutting the node down does. */
+  async shutdown(): Promise<void> {
+    await this.stop();
+    const grace = (w: PodWorker): number => (w.pod.spec?.terminationGracePeriodSeconds ?? 30) * 1000;
+    await Promise.all([...this.workers.values(), ...[...this.statics.values()].map((s) => s.worker)].map((w) => w.halt(grace(w))));
+    this.workers.clear();
+    this.statics.clear();
+  }
+
+  async reboot(bootDelayMs = 3000): Promise<void> {
+    this.o.recorder.event(this.nodeRef(), 'Normal', 'Rebooted', `Node ${this.nodeName} is rebooting`);
+    this.ready = { ok: false, reason: 'KubeletNotReady', message: 'node is rebooting' };
+    await this.postStatus().catch(() => {});
+    await this.shutdown();
+    await new Promise((r) => setTimeout(r, bootDelayMs));
+    this.bootID = randomBytes(8).toString('hex');
+    await this.start();
+  }
+
+  private every(ms: number, fn: () => Promise<void> | void, firstDelay: number): void {
+    const run = async (): Promise<void> => {
+      if (!this.running) return;
+      try {
+        await fn();
+      } catch (err) {
+        this.o.logger.debug({ node: this.nodeName, err: (err as Error).message }, 'kubelet loop step failed');
+      }
+      if (this.running) this.timers.push(setTimeout(() => void run(), ms));
+    };
+    this.timers.push(setTimeout(() => void run(), firstDelay));
+  }
+
+  private async register(): Promise<void> {
+    while (this.running && !this.registered) {
+      try {
+        await this.o.client.create(resources.nodes, newNode(this.identity, this.config));
+        this.registered = true;
+        this.o.recorder.event(this.nodeRef(), 'Normal', 'Starting', 'Starting kubelet.');
+        this.o.recorder.event(this.nodeRef(), 'Normal', 'NodeReady', `Node ${this.nodeName} status is now: NodeReady`);
+      } catch (err) {
+        if (isAlreadyExists(err)) {
+          // Re-registration: own labels and status, but never the taints others manage.
+          await this.o.client.patch(resources.nodes, undefined, this.nodeName, { metadata: { labels: nodeLabels(this.identity) }, spec: this.identity.providerID ? { providerID: this.identity.providerID } : {} });
+          this.registered = true;
+          await this.postStatus();
+          this.o.recorder.event(this.nodeRef(), 'Normal', 'Starting', 'Starting kubelet.');
+        } else {
+          await new Promise((r) => setTimeout(r, this.t.registerRetryMs));
+        }
+      }
+    }
+    if (this.registered) await this.renewLease().catch(() => {});
+  }
+
+  private async renewLease(): Promise<void> {
+    if (!this.registered) return;
+    const started = performance.now();
+    const spec = { holderIdentity: this.nodeName, leaseDurationSeconds: this.config.nodeLeaseDurationSeconds, renewTime: microTime() };
+    try {
+      try {
+        await this.o.client.patch(LEASE, 'kube-node-lease', this.nodeName, { spec }, { type: 'merge' });
+      } catch (err) {
+        if (!isNotFound(err)) throw err;
+        const node = this.o.currentNode();
+        await this.o.client.create(LEASE, {
+          apiVersion: 'coordination.k8s.io/v1',
+          kind: 'Lease',
+          metadata: { name: this.nodeName, namespace: 'kube-node-lease', ...(node?.metadata?.uid ? { ownerReferences: [{ apiVersion: 'v1', kind: 'Node', name: this.nodeName, uid: node.metadata.uid }] } : {}) },
+          spec,
+        });
+      }
+      this.o.onHeartbeat?.(performance.now() - started, true);
+    } catch (err) {
+      this.o.onHeartbeat?.(performance.now() - started, false);
+      throw err;
+    }
+  }
+
+  /** Posts status when something differs from what the Node shows, or on the report interval. */
+  private async checkStatus(): Promise<void> {
+    if (!this.registered) return;
+    const node = this.o.currentNode();
+    const ready = node?.status?.conditions?.find((c) => c.type === 'Ready');
+    const wantReady = this.ready.ok ? 'True' : 'False';
+    const cfgPods = String(this.config.maxPods);
+    const stale = Date.now() - this.lastStatusAt > this.config.nodeStatusReportFrequencyMs;
+    if (!node || ready?.status !== wantReady || node.status?.allocatable?.pods !== cfgPods || stale) await this.postStatus();
+  }
+
+  /** The node informer saw our Node change: someone may have marked it Unknown. */
+  nodeChanged(): void {
+    if (!this.running || !this.registered) return;
+    const ready = this.o.currentNode()?.status?.conditions?.find((c) => c.type === 'Ready');
+    if (ready && ready.status !== (this.ready.ok ? 'True' : 'False')) void this.postStatus().catch(() => {});
+    // A podCIDR just assigned lets waiting pods start.
+    for (const w of this.workers.values()) if (!w.pod.spec?.hostNetwork) w.requestSync();
+  }
+
+  private async postStatus(): Promise<void> {
+    const status = nodeStatus(this.identity, this.config, this.ready, this.o.currentNode());
+    if (status?.nodeInfo) status.nodeInfo.bootID = this.bootID;
+    await this.o.client.patch(resources.nodes, undefined, this.nodeName, { status }, { type: 'strategic', subresource: 'status' });
+    this.lastStatusAt = Date.now();
+  }
+
+  // ---- pods from the API ----
+
+  podChanged(pod: V1Pod): void {
+    const uid = pod.metadata?.uid;
+    if (!uid || pod.metadata?.annotations?.['kubernetes.io/config.mirror']) return;
+    let w = this.workers.get(uid);
+    if (!w || w.isStopped()) {
+      if (pod.status?.phase === 'Succeeded' || pod.status?.phase === 'Failed') {
+        if (!pod.metadata?.deletionTimestamp) return;
+      }
+      if (!this.admit(pod)) return;
+      w = new PodWorker(pod, this.host);
+      this.workers.set(uid, w);
+    }
+    if (this.running) w.update(pod);
+    else w.pod = pod;
+  }
+
+  podDeleted(pod: V1Pod): void {
+    const uid = pod.metadata?.uid;
+    if (!uid) return;
+    const w = this.workers.get(uid);
+    if (pod.metadata?.annotations?.['kubernetes.io/config.mirror']) {
+      // A deleted mirror pod is recreated: the static pod is still on disk.
+      for (const s of this.statics.values()) if (s.worker.statusTarget?.name === pod.metadata?.name) s.worker.statusTarget = undefined;
+      return;
+    }
+    if (!w) return;
+    this.workers.delete(uid);
+    void w.terminate(0, false).then(() => w.cleanup());
+  }
+
+  private resyncPods(): void {
+    for (const p of this.o.boundPods()) this.podChanged(p);
+  }
+
+  /** The kubelet's admission: pods beyond maxPods or allocatable cpu/memory fail. */
+  private admit(pod: V1Pod): boolean {
+    if (pod.metadata?.deletionTimestamp || pod.status?.phase === 'Running') return true;
+    const active = [...this.workers.values()].filter((w) => !w.isStopped()).length + this.statics.size;
+    if (active >= this.config.maxPods) {
+      const message = `Node didn't have enough resource: pods, requested: 1, used: ${active}, capacity: ${this.config.maxPods}`;
+      this.o.recorder.event({ apiVersion: 'v1', kind: 'Pod', metadata: pod.metadata }, 'Warning', 'OutOfpods', message);
+      void this.o.client
+        .patch(resources.pods, pod.metadata!.namespace!, pod.metadata!.name!, { status: { phase: 'Failed', reason: 'OutOfpods', message } }, { type: 'merge', subresource: 'status' })
+        .catch(() => {});
+      return false;
+    }
+    return true;
+  }
+
+  private async refreshVolumes(): Promise<void> {
+    for (const w of this.workers.values()) await w.refreshVolumes().catch(() => {});
+  }
+
+  // ---- static pods ----
+
+  private async syncStaticPods(): Promise<void> {
+    if (this.o.staticPods === false) return;
+    const { pods, errors } = scanStaticPods(join(this.o.nodeDir, 'root', 'etc', 'kubernetes', 'manifests'), this.nodeName);
+    const errText = errors.join('\n');
+    if (errText && errText !== this.staticErrors) for (const e of errors) this.o.logger.warn({ node: this.nodeName }, `static pod manifest skipped: ${e}`);
+    this.staticErrors = errText;
+    const seen = new Set<string>();
+    for (const sp of pods) {
+      seen.add(sp.file);
+      const cur = this.statics.get(sp.file);
+      if (cur && cur.sp.hash === sp.hash) {
+        await this.ensureMirror(cur);
+        continue;
+      }
+      if (cur) {
+        this.statics.delete(sp.file);
+        await cur.worker.terminate((cur.sp.pod.spec?.terminationGracePeriodSeconds ?? 30) * 1000, true);
+      }
+      const entry = { sp, worker: new PodWorker(sp.pod, this.host, { isStatic: true }) };
+      this.statics.set(sp.file, entry);
+      entry.worker.requestSync();
+      await this.ensureMirror(entry);
+    }
+    for (const [file, cur] of this.statics) {
+      if (seen.has(file)) continue;
+      this.statics.delete(file);
+      await cur.worker.terminate((cur.sp.pod.spec?.terminationGracePeriodSeconds ?? 30) * 1000, true);
+      if (this.registered) await this.o.client.deleteIfExists(resources.pods, cur.sp.pod.metadata!.namespace!, cur.sp.pod.metadata!.name!).catch(() => {});
+    }
+  }
+
+  private async ensureMirror(entry: { sp: StaticPod; worker: PodWorker }): Promise<void> {
+    if (!this.registered) return;
+    const { pod } = entry.sp;
+    const ns = pod.metadata!.namespace!;
+    const name = pod.metadata!.name!;
+    if (entry.worker.statusTarget) return;
+    const node = this.o.currentNode();
+    let existing: V1Pod | undefined;
+    try {
+      existing = await this.o.client.get<V1Pod>(resources.pods, ns, name);
+    } catch (err) {
+      if (!isNotFound(err)) throw err;
+    }
+    if (existing && existing.metadata?.annotations?.['kubernetes.io/config.mirror'] !== entry.sp.hash) {
+      await this.o.client.deleteIfExists(resources.pods, ns, name, { gracePeriodSeconds: 0 });
+      existing = undefined;
+    }
+    if (!existing) {
+      const { uid: _uid, ...meta } = pod.metadata!;
+      void _uid;
+      try {
+        await this.o.client.create(resources.pods, {
+          ...pod,
+          apiVersion: 'v1',
+          kind: 'Pod',
+          metadata: { ...meta, ...(node?.metadata?.uid ? { ownerReferences: [{ apiVersion: 'v1', kind: 'Node', name: this.nodeName, uid: node.metadata.uid, controller: true }] } : {}) },
+          status: undefined,
+        } as V1Pod);
+      } catch (err) {
+        if (!isAlreadyExists(err)) throw err;
+      }
+    }
+    entry.worker.statusTarget = { namespace: ns, name };
+    entry.worker.statusChanged();
+  }
+}
+
+export function createKubelet(o: KubeletOptions): Kubelet {
+  return new Kubelet(o);
+}

@@ -1,0 +1,522 @@
+/**
+ * One pod on one node: a level-triggered worker that makes what runs match the pod's spec
+ * and deletion state, and reports status. Every change (a new pod version, a container exit,
+ * a probe flipping, a backoff expiring) just asks for a sync; syncs run one at a time per pod,
+ * so no two decisions about the same pod interleave.
+ */
+import { randomBytes } from 'node:crypto';
+import { mkdirSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Logger } from 'pino';
+import type { V1Container, V1ContainerStatus, V1Pod, V1PodCondition, V1PodStatus } from '@kubernetes/client-node';
+import type { ApiClient } from '../../runtime/client.ts';
+import { isNotFound } from '../../runtime/client.ts';
+import type { EventSink } from '../../runtime/context.ts';
+import type { ContainerExit, ContainerRuntime, RunningContainer } from '../container-runtime.ts';
+import { EnvError, expandArgs, resolveEnv } from '../env.ts';
+import { containerLogDir, currentLogPath, rotateLog } from '../logs.ts';
+import { materializeVolumes, MountError, refreshVolumes, rootfsFor } from '../volumes.ts';
+import { ProbeRunner, runProbe } from './probes.ts';
+import type { PodIpAllocator } from './pod-ip.ts';
+
+export interface WorkerHost {
+  readonly nodeName: string;
+  readonly nodeIP: string;
+  readonly nodeDir: string;
+  readonly client: ApiClient;
+  readonly recorder: EventSink;
+  readonly logger: Logger;
+  readonly runtimes: readonly ContainerRuntime[];
+  readonly ipam: PodIpAllocator;
+  readonly caCert?: string;
+  readonly fallbackToken?: string;
+  readonly backoff: { initialMs: number; maxMs: number; resetAfterMs: number };
+  podCIDR(): string | undefined;
+  kubernetesService(): { host: string; port: number } | undefined;
+  active(): boolean;
+  /** Restart counts survive reboots and datacenter restarts (seeded from the last status). */
+  readonly restartCounts: Map<string, number>;
+}
+
+interface ContainerState {
+  running?: RunningContainer;
+  containerID?: string;
+  startedAt?: string;
+  lastExit?: { exit: ContainerExit; startedAt?: string; containerID?: string };
+  /** Exit of the current (not restarted) run, for terminated state. */
+  terminated?: { exit: ContainerExit; startedAt?: string; containerID?: string };
+  backoffUntil?: number;
+  backoffSeconds?: number;
+  crashes: number;
+  ready: boolean;
+  readiness?: ProbeRunner;
+  liveness?: ProbeRunner;
+  waitingReason?: string;
+  waitingMessage?: string;
+}
+
+const now = (): string => new Date().toISOString().replace(/\.\d{3}Z$/, 'Z');
+
+export class PodWorker {
+  pod: V1Pod;
+  /** The object status is written to: the pod itself, or a static pod's mirror. */
+  statusTarget: { namespace: string; name: string } | undefined;
+  private readonly host: WorkerHost;
+  private readonly containers = new Map<string, ContainerState>();
+  private readonly initDone = new Set<string>();
+  private podIP: string | undefined;
+  private prepared = false;
+  private preparedFor = '';
+  private syncing = false;
+  private again = false;
+  private timer: NodeJS.Timeout | undefined;
+  private lastStatus = '';
+  private startTime: string | undefined;
+  private stopped = false;
+  private terminating: Promise<void> | undefined;
+  private readonly podDir: string;
+  readonly isStatic: boolean;
+
+  constructor(pod: V1Pod, host: WorkerHost, opts: { isStatic?: boolean } = {}) {
+    this.pod = pod;
+    this.host = host;
+    this.isStatic = opts.isStatic ?? false;
+    this.podDir = join(host.nodeDir, 'pods', pod.metadata!.uid!);
+    this.statusTarget = this.isStatic ? undefined : { namespace: pod.metadata!.namespace!, name: pod.metadata!.name! };
+    this.startTime = pod.status?.startTime as unknown as string | undefined;
+    for (const cs of [...(pod.status?.containerStatuses ?? []), ...(pod.status?.initContainerStatuses ?? [])]) {
+      const key = `${pod.metadata!.uid}/${cs.name}`;
+      // Seen running before this kubelet started: it will run again, as a restart.
+      const previous = (cs.restartCount ?? 0) + (cs.state?.running || cs.state?.terminated ? 1 : 0);
+      if (!host.restartCounts.has(key)) host.restartCounts.set(key, previous);
+      if (cs.state?.terminated && (pod.status?.initContainerStatuses ?? []).some((i) => i.name === cs.name) && cs.state.terminated.exitCode === 0) this.initDone.add(cs.name);
+    }
+  }
+
+  get uid(): string {
+    return this.pod.metadata!.uid!;
+  }
+
+  update(pod: V1Pod): void {
+    this.pod = pod;
+    this.requestSync();
+  }
+
+  requestSync(delayMs = 0): void {
+    if (this.stopped) return;
+    if (delayMs > 0) {
+      clearTimeout(this.timer);
+      this.timer = setTimeout(() => this.requestSync(), delayMs);
+      return;
+    }
+    if (this.syncing) {
+      this.again = true;
+      return;
+    }
+    this.syncing = true;
+    void (async () => {
+      try {
+        do {
+          this.again = false;
+          await this.sync();
+        } while (this.again && !this.stopped);
+      } catch (err) {
+        this.host.logger.warn({ pod: this.key(), err: (err as Error).message }, 'pod sync failed; retrying');
+        this.syncing = false;
+        this.requestSync(2000);
+        return;
+      }
+      this.syncing = false;
+    })();
+  }
+
+  key(): string {
+    return `${this.pod.metadata?.namespace}/${this.pod.metadata?.name}`;
+  }
+
+  private event(type: 'Normal' | 'Warning', reason: string, message: string): void {
+    const target = this.statusTarget ? { ...this.pod, metadata: { ...this.pod.metadata, ...this.statusTarget } } : this.pod;
+    this.host.recorder.event({ apiVersion: 'v1', kind: 'Pod', metadata: target.metadata }, type, reason, message);
+  }
+
+  private state(name: string): ContainerState {
+    let s = this.containers.get(name);
+    if (!s) this.containers.set(name, (s = { crashes: 0, ready: false }));
+    return s;
+  }
+
+  private async sync(): Promise<void> {
+    if (!this.host.active()) return;
+    const pod = this.pod;
+    if (pod.metadata?.deletionTimestamp) {
+      await this.terminate(this.gracePeriodMs(), true);
+      return;
+    }
+    const phase = pod.status?.phase;
+    if ((phase === 'Succeeded' || phase === 'Failed') && !this.anyRunning()) return;
+    if (!(await this.prepare())) return;
+
+    const init = pod.spec?.initContainers ?? [];
+    for (const c of init) {
+      if (this.initDone.has(c.name)) continue;
+      const s = this.state(c.name);
+      if (s.running) return this.writeStatus();
+      if (s.terminated) {
+        if (s.terminated.exit.exitCode === 0) {
+          this.initDone.add(c.name);
+          continue;
+        }
+        if (pod.spec?.restartPolicy === 'Never') return this.writeStatus();
+        if (!this.backoffElapsed(c.name, s)) return this.writeStatus();
+      }
+      await this.startContainer(c, s);
+      return this.writeStatus();
+    }
+
+    const policy = pod.spec?.restartPolicy ?? 'Always';
+    for (const c of pod.spec?.containers ?? []) {
+      const s = this.state(c.name);
+      if (s.running) continue;
+      if (s.terminated) {
+        const code = s.terminated.exit.exitCode;
+        const restart = policy === 'Always' || (policy === 'OnFailure' && code !== 0);
+        if (!restart) continue;
+        if (!this.backoffElapsed(c.name, s)) continue;
+      }
+      await this.startContainer(c, s);
+    }
+    await this.writeStatus();
+  }
+
+  private anyRunning(): boolean {
+    return [...this.containers.values()].some((s) => s.running);
+  }
+
+  private gracePeriodMs(): number {
+    const g = this.pod.metadata?.deletionGracePeriodSeconds ?? this.pod.spec?.terminationGracePeriodSeconds ?? 30;
+    return Math.max(0, g) * 1000;
+  }
+
+  private backoffElapsed(name: string, s: ContainerState): boolean {
+    const ranFor = s.terminated && s.terminated.startedAt ? Date.parse(s.terminated.exit.finishedAt.toISOString()) - Date.parse(s.terminated.startedAt) : 0;
+    if (ranFor > this.host.backoff.resetAfterMs) s.crashes = 0;
+    if (s.backoffUntil === undefined) {
+      const seconds = Math.min(this.host.backoff.maxMs, this.host.backoff.initialMs * 2 ** Math.max(0, s.crashes - 1)) / 1000;
+      if (s.crashes === 0) return true;
+      s.backoffSeconds = seconds;
+      s.backoffUntil = Date.now() + seconds * 1000;
+    }
+    if (Date.now() >= s.backoffUntil) {
+      s.backoffUntil = undefined;
+      return true;
+    }
+    s.waitingReason = 'CrashLoopBackOff';
+    s.waitingMessage = `back-off ${s.backoffSeconds}s restarting failed container=${name} pod=${this.pod.metadata?.name}_${this.pod.metadata?.namespace}(${this.uid})`;
+    this.event('Warning', 'BackOff', 'Back-off restarting failed container');
+    this.requestSync(s.backoffUntil - Date.now() + 5);
+    return false;
+  }
+
+  /** IP, volumes: once per pod (again after a reboot or when the spec's volumes change). */
+  private async prepare(): Promise<boolean> {
+    const volumesKey = JSON.stringify(this.pod.spec?.volumes ?? []);
+    if (this.prepared && this.preparedFor === volumesKey) return true;
+    if (this.pod.spec?.hostNetwork) this.podIP = this.host.nodeIP;
+    else {
+      const cidr = this.host.podCIDR();
+      if (!cidr) {
+        this.setAllWaiting('ContainerCreating', 'waiting for the node to be assigned a podCIDR');
+        await this.writeStatus();
+        this.requestSync(1000);
+        return false;
+      }
+      this.podIP = this.host.ipam.allocate(this.uid, cidr);
+    }
+    if (this.needsFiles()) {
+      try {
+        await materializeVolumes(this.pod, this.podDir, this.volumeDeps());
+      } catch (err) {
+        if (!(err instanceof MountError)) throw err;
+        this.event('Warning', 'FailedMount', err.message);
+        this.setAllWaiting('ContainerCreating', err.message);
+        await this.writeStatus();
+        this.requestSync(5000);
+        return false;
+      }
+    }
+    this.startTime ??= now();
+    this.prepared = true;
+    this.preparedFor = volumesKey;
+    return true;
+  }
+
+  /** Simulated containers need no files: skipping volumes keeps big simulations cheap. */
+  private needsFiles(): boolean {
+    return [...(this.pod.spec?.initContainers ?? []), ...(this.pod.spec?.containers ?? [])].some((c) => this.runtimeFor(c.image ?? '').name !== 'simulated');
+  }
+
+  private volumeDeps() {
+    return { client: this.host.client, nodeRoot: join(this.host.nodeDir, 'root'), nodeName: this.host.nodeName, podIP: this.podIP ?? '', hostIP: this.host.nodeIP, caCert: this.host.caCert, fallbackToken: this.host.fallbackToken };
+  }
+
+  async refreshVolumes(): Promise<void> {
+    if (this.prepared && this.needsFiles()) await refreshVolumes(this.pod, this.podDir, this.volumeDeps());
+  }
+
+  private setAllWaiting(reason: string, message: string): void {
+    for (const c of [...(this.pod.spec?.initContainers ?? []), ...(this.pod.spec?.containers ?? [])]) {
+      const s = this.state(c.name);
+      if (!s.running) {
+        s.waitingReason = reason;
+        s.waitingMessage = message;
+      }
+    }
+  }
+
+  private runtimeFor(image: string): ContainerRuntime {
+    const r = this.host.runtimes.find((rt) => rt.handles(image));
+    if (!r) throw new Error(`no container runtime handles image ${image}`);
+    return r;
+  }
+
+  private async startContainer(c: V1Container, s: ContainerState): Promise<void> {
+    const restartKey = `${this.uid}/${c.name}`;
+    const restartCount = this.host.restartCounts.get(restartKey) ?? 0;
+    const runtime = this.runtimeFor(c.image ?? '');
+    let env: Record<string, string>;
+    try {
+      env = await resolveEnv(this.pod, c, { client: this.host.client, nodeName: this.host.nodeName, podIP: this.podIP ?? '', hostIP: this.host.nodeIP, kubernetesService: this.host.kubernetesService() });
+    } catch (err) {
+      if (!(err instanceof EnvError)) throw err;
+      s.waitingReason = 'CreateContainerConfigError';
+      s.waitingMessage = err.message;
+      this.event('Warning', 'Failed', `Error: ${err.message}`);
+      this.requestSync(5000);
+      return;
+    }
+    const logDir = containerLogDir(this.host.nodeDir, { namespace: this.pod.metadata!.namespace!, name: this.pod.metadata!.name!, uid: this.uid }, c.name);
+    if (runtime.name !== 'simulated') rotateLog(logDir);
+    else mkdirSync(logDir, { recursive: true });
+    this.event('Normal', 'Pulled', `Container image "${c.image}" already present on machine`);
+    let running: RunningContainer;
+    try {
+      running = await runtime.start({
+        podUid: this.uid,
+        namespace: this.pod.metadata!.namespace!,
+        podName: this.pod.metadata!.name!,
+        nodeName: this.host.nodeName,
+        containerName: c.name,
+        image: c.image ?? '',
+        command: expandArgs(c.command ?? [], env),
+        args: expandArgs(c.args ?? [], env),
+        env,
+        workingDir: c.workingDir,
+        mounts: [],
+        rootfs: rootfsFor(this.podDir, c.name),
+        podIP: this.podIP ?? '',
+        hostNetwork: this.pod.spec?.hostNetwork ?? false,
+        logPath: currentLogPath(logDir),
+        restartCount,
+      });
+    } catch (err) {
+      const exit: ContainerExit = { exitCode: 128, reason: 'ContainerCannotRun', message: (err as Error).message, finishedAt: new Date() };
+      s.terminated = { exit };
+      s.crashes++;
+      this.host.restartCounts.set(restartKey, restartCount + 1);
+      this.event('Warning', 'Failed', `Error: ${(err as Error).message}`);
+      this.requestSync(10);
+      return;
+    }
+    if (s.terminated) s.lastExit = s.terminated;
+    s.terminated = undefined;
+    s.running = running;
+    s.waitingReason = undefined;
+    s.waitingMessage = undefined;
+    s.containerID = `shipyard://${randomBytes(16).toString('hex')}`;
+    s.startedAt = now();
+    s.ready = !c.readinessProbe;
+    this.event('Normal', 'Created', `Created container ${c.name}`);
+    this.event('Normal', 'Started', `Started container ${c.name}`);
+    const host = this.podIP ?? this.host.nodeIP;
+    if (c.readinessProbe) {
+      s.readiness = new ProbeRunner(c.readinessProbe, () => runProbe(c.readinessProbe!, host, c.ports, running), false, (ok, message) => {
+        s.ready = ok;
+        if (!ok) this.event('Warning', 'Unhealthy', `Readiness probe failed: ${message}`);
+        this.requestSync();
+      });
+    }
+    if (c.livenessProbe) {
+      s.liveness = new ProbeRunner(c.livenessProbe, () => runProbe(c.livenessProbe!, host, c.ports, running), true, (ok, message) => {
+        if (ok || s.running !== running) return;
+        this.event('Warning', 'Unhealthy', `Liveness probe failed: ${message}`);
+        this.event('Normal', 'Killing', `Container ${c.name} failed liveness probe, will be restarted`);
+        void running.stop((this.pod.spec?.terminationGracePeriodSeconds ?? 30) * 1000);
+      });
+    }
+    void running.exited.then((exit) => {
+      s.readiness?.stop();
+      s.liveness?.stop();
+      s.readiness = s.liveness = undefined;
+      if (s.running !== running) return;
+      s.running = undefined;
+      s.ready = false;
+      s.terminated = { exit, startedAt: s.startedAt, containerID: s.containerID };
+      if (this.terminating || this.stopped) return;
+      const policy = this.pod.spec?.restartPolicy ?? 'Always';
+      const restarts = policy === 'Always' || (policy === 'OnFailure' && exit.exitCode !== 0);
+      const isInit = (this.pod.spec?.initContainers ?? []).some((i) => i.name === c.name);
+      if (restarts && !(isInit && exit.exitCode === 0)) {
+        s.crashes++;
+        this.host.restartCounts.set(restartKey, restartCount + 1);
+      }
+      this.requestSync();
+    });
+  }
+
+  /** Stops every container (grace honoured); with `remove`, finishes the pod's deletion. */
+  terminate(graceMs: number, remove: boolean): Promise<void> {
+    this.terminating ??= (async () => {
+      const running = [...this.containers.entries()].filter(([, s]) => s.running);
+      for (const [name] of running) this.event('Normal', 'Killing', `Stopping container ${name}`);
+      await Promise.all(running.map(([, s]) => s.running!.stop(graceMs)));
+      for (const s of this.containers.values()) {
+        s.readiness?.stop();
+        s.liveness?.stop();
+      }
+      if (!remove) return;
+      this.stopped = true;
+      clearTimeout(this.timer);
+      if (!this.isStatic) {
+        try {
+          await this.host.client.delete({ group: '', version: 'v1', resource: 'pods', kind: 'Pod', namespaced: true }, this.pod.metadata!.namespace!, this.pod.metadata!.name!, { gracePeriodSeconds: 0, preconditions: { uid: this.uid } });
+        } catch (err) {
+          if (!isNotFound(err) && !(err as { code?: number }).code) throw err;
+        }
+      }
+      this.cleanup();
+    })();
+    return this.terminating;
+  }
+
+  /** Stops containers without deleting the pod (reboot, node removal); the worker is done. */
+  async halt(graceMs: number): Promise<void> {
+    await this.terminate(graceMs, false);
+    this.stopped = true;
+    clearTimeout(this.timer);
+    for (const c of this.pod.spec?.containers ?? []) {
+      const key = `${this.uid}/${c.name}`;
+      if (this.containers.get(c.name)?.terminated) this.host.restartCounts.set(key, (this.host.restartCounts.get(key) ?? 0) + 1);
+    }
+  }
+
+  cleanup(): void {
+    this.host.ipam.release(this.uid);
+    rmSync(this.podDir, { recursive: true, force: true });
+    for (const c of this.containers.keys()) this.host.restartCounts.delete(`${this.uid}/${c}`);
+  }
+
+  isStopped(): boolean {
+    return this.stopped;
+  }
+
+  private containerStatus(c: V1Container, isInit: boolean): V1ContainerStatus {
+    const s = this.state(c.name);
+    const st: V1ContainerStatus = {
+      name: c.name,
+      image: c.image ?? '',
+      imageID: `${c.image}`,
+      restartCount: this.host.restartCounts.get(`${this.uid}/${c.name}`) ?? 0,
+      ready: Boolean(s.running && s.ready),
+      started: Boolean(s.running),
+    } as V1ContainerStatus;
+    if (s.containerID) st.containerID = s.containerID;
+    const term = (t: NonNullable<ContainerState['terminated']>) => ({ exitCode: t.exit.exitCode, reason: t.exit.reason, ...(t.exit.message ? { message: t.exit.message } : {}), ...(t.startedAt ? { startedAt: t.startedAt } : {}), finishedAt: t.exit.finishedAt.toISOString().replace(/\.\d{3}Z$/, 'Z'), ...(t.containerID ? { containerID: t.containerID } : {}) });
+    if (s.running) st.state = { running: { startedAt: s.startedAt } } as never;
+    else if (s.waitingReason) st.state = { waiting: { reason: s.waitingReason, ...(s.waitingMessage ? { message: s.waitingMessage } : {}) } };
+    else if (s.terminated) st.state = { terminated: term(s.terminated) } as never;
+    else st.state = { waiting: { reason: isInit || this.initComplete() ? 'ContainerCreating' : 'PodInitializing' } };
+    const last = s.running || s.waitingReason ? (s.terminated ?? s.lastExit) : s.lastExit;
+    if (last) st.lastState = { terminated: term(last) } as never;
+    return st;
+  }
+
+  private initComplete(): boolean {
+    return (this.pod.spec?.initContainers ?? []).every((c) => this.initDone.has(c.name));
+  }
+
+  private phase(): string {
+    const containers = this.pod.spec?.containers ?? [];
+    const policy = this.pod.spec?.restartPolicy ?? 'Always';
+    const states = containers.map((c) => this.state(c.name));
+    const initFailed = (this.pod.spec?.initContainers ?? []).some((c) => {
+      const t = this.state(c.name).terminated;
+      return t && t.exit.exitCode !== 0 && policy === 'Never';
+    });
+    if (initFailed) return 'Failed';
+    if (!this.initComplete()) return 'Pending';
+    if (states.some((s) => s.running)) return 'Running';
+    if (states.length && states.every((s) => s.terminated)) {
+      const ok = states.every((s) => s.terminated!.exit.exitCode === 0);
+      if (policy === 'Never') return ok ? 'Succeeded' : 'Failed';
+      if (policy === 'OnFailure' && ok) return 'Succeeded';
+      return 'Running';
+    }
+    if (states.some((s) => s.terminated || s.lastExit)) return 'Running';
+    return 'Pending';
+  }
+
+  private async writeStatus(): Promise<void> {
+    if (!this.statusTarget) return;
+    const prev = this.pod.status ?? {};
+    const phase = this.phase();
+    const containers = this.pod.spec?.containers ?? [];
+    const statuses = containers.map((c) => this.containerStatus(c, false));
+    const initStatuses = (this.pod.spec?.initContainers ?? []).map((c) => this.containerStatus(c, true));
+    const allReady = statuses.length > 0 && statuses.every((s) => s.ready);
+    const cond = (type: string, ok: boolean, reason?: string): V1PodCondition => {
+      const old = prev.conditions?.find((c) => c.type === type);
+      const status = ok ? 'True' : 'False';
+      return { type, status, lastProbeTime: null as never, lastTransitionTime: (old?.status === status ? old.lastTransitionTime : now()) as never, ...(ok || !reason ? {} : { reason }) };
+    };
+    const status: V1PodStatus = {
+      phase,
+      conditions: [
+        cond('PodReadyToStartContainers', this.prepared),
+        cond('Initialized', this.initComplete(), 'ContainersNotInitialized'),
+        cond('Ready', allReady && phase === 'Running', phase === 'Succeeded' ? 'PodCompleted' : 'ContainersNotReady'),
+        cond('ContainersReady', allReady, phase === 'Succeeded' ? 'PodCompleted' : 'ContainersNotReady'),
+        cond('PodScheduled', true),
+      ],
+      hostIP: this.host.nodeIP,
+      hostIPs: [{ ip: this.host.nodeIP }],
+      ...(this.podIP ? { podIP: this.podIP, podIPs: [{ ip: this.podIP }] } : {}),
+      ...(this.startTime ? { startTime: this.startTime as never } : {}),
+      containerStatuses: statuses,
+      ...(initStatuses.length ? { initContainerStatuses: initStatuses } : {}),
+      qosClass: qosClass(this.pod),
+    };
+    const text = JSON.stringify(status);
+    if (text === this.lastStatus) return;
+    try {
+      await this.host.client.patch({ group: '', version: 'v1', resource: 'pods', kind: 'Pod', namespaced: true }, this.statusTarget.namespace, this.statusTarget.name, { status }, { type: 'merge', subresource: 'status' });
+      this.lastStatus = text;
+    } catch (err) {
+      if (isNotFound(err)) return;
+      throw err;
+    }
+  }
+
+  /** Writes status now (a static pod's mirror just appeared). */
+  statusChanged(): void {
+    this.lastStatus = '';
+    this.requestSync();
+  }
+}
+
+export function qosClass(pod: V1Pod): string {
+  const cs = pod.spec?.containers ?? [];
+  const any = cs.some((c) => Object.keys(c.resources?.requests ?? {}).length || Object.keys(c.resources?.limits ?? {}).length);
+  if (!any) return 'BestEffort';
+  const guaranteed = cs.every((c) => ['cpu', 'memory'].every((r) => c.resources?.limits?.[r] !== undefined && (c.resources?.requests?.[r] === undefined || String(c.resources.requests[r]) === String(c.resources.limits[r]))));
+  return guaranteed ? 'Guaranteed' : 'Burstable';
+}

@@ -1,0 +1,103 @@
+/**
+ * Many kubelets in one process (the datacenter's nodes, or thousands of simulated ones), fed by
+ * ONE pod informer and ONE node informer: each event goes to the kubelet of the pod's node.
+ * A kubelet per watch would make the API server filter every pod event once per node.
+ */
+import type { Logger } from 'pino';
+import type { V1Node, V1Pod, V1Service } from '@kubernetes/client-node';
+import type { ApiClient } from '../runtime/client.ts';
+import type { EventSink } from '../runtime/context.ts';
+import type { InformerFactory } from '../runtime/informer-factory.ts';
+import { resources } from '../runtime/resources.ts';
+import type { DeepReadonly } from '../runtime/readonly.ts';
+import type { ContainerRuntime } from './container-runtime.ts';
+import { createKubelet, type Kubelet, type KubeletOptions, type KubeletTimings } from './kubelet/kubelet.ts';
+
+const BY_NODE = 'spec.nodeName';
+
+export interface NodeHostOptions {
+  client: ApiClient;
+  informers: InformerFactory;
+  logger: Logger;
+  recorder: EventSink;
+  runtimes: ContainerRuntime[];
+  caCert?: string;
+  fallbackToken?: string;
+  timings?: Partial<KubeletTimings>;
+  onHeartbeat?: (ms: number, ok: boolean) => void;
+}
+
+export type AddNodeOptions = Omit<KubeletOptions, 'client' | 'recorder' | 'logger' | 'runtimes' | 'caCert' | 'fallbackToken' | 'kubernetesService' | 'currentNode' | 'boundPods' | 'timings' | 'onHeartbeat'> & {
+  timings?: Partial<KubeletTimings>;
+};
+
+export interface NodeHost {
+  addNode(o: AddNodeOptions): Kubelet;
+  get(name: string): Kubelet | undefined;
+  removeNode(name: string): Promise<void>;
+  nodes(): string[];
+  stop(): Promise<void>;
+}
+
+/** Informer objects are frozen; the kubelet only reads them, and the types say readonly. */
+const mutable = <T>(o: DeepReadonly<T>): T => o as unknown as T;
+
+export function createNodeHost(o: NodeHostOptions): NodeHost {
+  const kubelets = new Map<string, Kubelet>();
+  const pods = o.informers.informer<V1Pod>(resources.pods);
+  pods.addIndexer(BY_NODE, (p) => (p.spec?.nodeName ? [p.spec.nodeName] : []));
+  const nodes = o.informers.informer<V1Node>(resources.nodes);
+  const services = o.informers.informer<V1Service>(resources.services, { namespace: 'default', fieldSelector: 'metadata.name=kubernetes' });
+
+  const route = (p: DeepReadonly<V1Pod>, fn: (k: Kubelet, pod: V1Pod) => void): void => {
+    const k = p.spec?.nodeName ? kubelets.get(p.spec.nodeName) : undefined;
+    if (k) fn(k, mutable<V1Pod>(p));
+  };
+  pods.on('add', (p) => route(p, (k, pod) => k.podChanged(pod)));
+  pods.on('update', (p) => route(p, (k, pod) => k.podChanged(pod)));
+  pods.on('delete', (p) => route(p, (k, pod) => k.podDeleted(pod)));
+  nodes.on('add', (n) => kubelets.get(n.metadata?.name ?? '')?.nodeChanged());
+  nodes.on('update', (n) => kubelets.get(n.metadata?.name ?? '')?.nodeChanged());
+
+  const kubernetesService = (): { host: string; port: number } | undefined => {
+    const svc = services.store.get('default/kubernetes');
+    const ip = svc?.spec?.clusterIP;
+    const port = svc?.spec?.ports?.find((p) => p.name === 'https')?.port ?? svc?.spec?.ports?.[0]?.port;
+    return ip && port ? { host: ip, port } : undefined;
+  };
+
+  return {
+    addNode(a) {
+      const existing = kubelets.get(a.nodeName);
+      if (existing) return existing;
+      const k = createKubelet({
+        ...a,
+        client: o.client,
+        recorder: o.recorder,
+        logger: o.logger,
+        runtimes: o.runtimes,
+        caCert: o.caCert,
+        fallbackToken: o.fallbackToken,
+        timings: { ...(o.timings ?? {}), ...(a.timings ?? {}) },
+        onHeartbeat: o.onHeartbeat,
+        kubernetesService,
+        currentNode: () => nodes.store.get(a.nodeName) as V1Node | undefined,
+        boundPods: () => (pods.hasSynced() ? pods.store.byIndex(BY_NODE, a.nodeName).map((p) => mutable<V1Pod>(p)) : []),
+      });
+      kubelets.set(a.nodeName, k);
+      return k;
+    },
+    get: (name) => kubelets.get(name),
+    async removeNode(name) {
+      const k = kubelets.get(name);
+      if (!k) return;
+      kubelets.delete(name);
+      await k.shutdown();
+    },
+    nodes: () => [...kubelets.keys()],
+    async stop() {
+      await Promise.all([...kubelets.values()].map((k) => k.shutdown()));
+      kubelets.clear();
+    },
+  };
+}
