@@ -4,6 +4,7 @@
  * to unmodified kubectl and @kubernetes/client-node. `startApiServer` creates the data
  * directory's PKI, admin token and kubeconfig on first start and resumes them afterwards.
  */
+import { createKubeletLogSource, ensureKubeletApiToken } from './handlers/kubelet-logs.ts';
 import { mkdirSync } from 'node:fs';
 import { createServer, type Server } from 'node:https';
 import type { IncomingMessage, ServerResponse } from 'node:http';
@@ -128,7 +129,13 @@ export async function startApiServer(options: ApiServerOptions): Promise<Running
   const ctx: ServerContext = {
     store,
     registry,
-    logs: options.logs,
+    logs:
+      options.logs ??
+      createKubeletLogSource({
+        token: ensureKubeletApiToken(pkiDir),
+        caCertPem: pki.caCertPem,
+        lookupNode: (name) => store.get(registry.lookup('', 'v1', 'nodes')!, undefined, name).catch(() => undefined),
+      }),
     watch: {
       bookmarkIntervalMs: options.bookmarkIntervalMs ?? 60_000,
       maxBufferedBytes: 64 * 1024 * 1024,

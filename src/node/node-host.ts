@@ -25,9 +25,10 @@ export interface NodeHostOptions {
   fallbackToken?: string;
   timings?: Partial<KubeletTimings>;
   onHeartbeat?: (ms: number, ok: boolean) => void;
+  logServer?: KubeletOptions['logServer'];
 }
 
-export type AddNodeOptions = Omit<KubeletOptions, 'client' | 'recorder' | 'logger' | 'runtimes' | 'caCert' | 'fallbackToken' | 'kubernetesService' | 'currentNode' | 'boundPods' | 'timings' | 'onHeartbeat'> & {
+export type AddNodeOptions = Omit<KubeletOptions, 'client' | 'recorder' | 'logger' | 'runtimes' | 'caCert' | 'fallbackToken' | 'kubernetesService' | 'currentNode' | 'boundPods' | 'timings' | 'onHeartbeat' | 'logServer'> & {
   timings?: Partial<KubeletTimings>;
 };
 
@@ -80,6 +81,7 @@ export function createNodeHost(o: NodeHostOptions): NodeHost {
         fallbackToken: o.fallbackToken,
         timings: { ...(o.timings ?? {}), ...(a.timings ?? {}) },
         onHeartbeat: o.onHeartbeat,
+        logServer: o.logServer,
         kubernetesService,
         currentNode: () => nodes.store.get(a.nodeName) as V1Node | undefined,
         boundPods: () => (pods.hasSynced() ? pods.store.byIndex(BY_NODE, a.nodeName).map((p) => mutable<V1Pod>(p)) : []),

@@ -71,12 +71,21 @@ describe('shipyard up: the local datacenter (e2e)', { timeout: 900_000 }, () => 
   });
 
   it('runs the control plane as static pods with mirror pods', async () => {
-    const pods = await json(['pods', '-n', 'kube-system']);
-    const names: string[] = pods.items.map((p: Json) => p.metadata.name);
-    assert.ok(names.includes('kube-apiserver-master-0'), names.join(' '));
-    for (let i = 0; i < 3; i++) {
-      assert.ok(names.includes(`kube-controller-manager-master-${i}`), names.join(' '));
-      assert.ok(names.includes(`kube-scheduler-master-${i}`), names.join(' '));
+    const expected = ['kube-apiserver-master-0'];
+    for (let i = 0; i < 3; i++) expected.push(`kube-controller-manager-master-${i}`, `kube-scheduler-master-${i}`);
+    const pods = await pollUntil(
+      'a Running mirror pod for every static pod',
+      async () => {
+        const items = (await json(['pods', '-n', 'kube-system'])).items as Json[];
+        const running = items.filter((p) => p.status?.phase === 'Running').map((p) => p.metadata.name);
+        return expected.every((n) => running.includes(n)) ? items : undefined;
+      },
+      { timeoutMs: 30_000, intervalMs: 500 },
+    );
+    for (const p of pods.filter((p: Json) => expected.includes(p.metadata.name))) {
+      assert.equal(p.metadata.annotations['kubernetes.io/config.source'], 'file');
+      assert.ok(p.metadata.annotations['kubernetes.io/config.mirror']);
+      assert.equal(p.metadata.ownerReferences?.[0]?.kind, 'Node');
     }
   });
 
@@ -211,10 +220,17 @@ describe('shipyard up: the local datacenter (e2e)', { timeout: 900_000 }, () => 
     assert.match(clusterIP, /^127\.64\.\d+\.\d+$/);
     await pollUntil('endpoints list both pods', async () => ((await json(['endpoints', 'web'])).subsets?.[0]?.addresses?.length === 2) || undefined, { timeoutMs: 30_000 });
     const seen = new Set<string>();
+    let lastError = '';
     await pollUntil(
       'the ClusterIP answers from the host, from both pods',
       async () => {
-        const body = await httpText(`http://${clusterIP}/`).catch(() => '');
+        const body = await httpText(`http://${clusterIP}/`).catch((err: Error) => {
+          lastError = err.message;
+          return '';
+        });
+        if (!body && !lastError) lastError = 'empty answer';
+        if (body) lastError = `answers so far from ${[...seen].join(', ') || 'nobody'}; last: ${body.trim()}`;
+        if (seen.size < 2 && lastError) throw new Error(lastError);
         const m = /from (web-\S+) at/.exec(body);
         if (m) seen.add(m[1]!);
         return seen.size === 2 || undefined;

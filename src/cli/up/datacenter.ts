@@ -8,13 +8,14 @@
  *
  * `cloud/` and `node/` may not know each other: this file is where they meet.
  */
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Logger } from 'pino';
 import { KubeConfig } from '@kubernetes/client-node';
 import { ensureServingPki } from '../../apiserver/auth/pki.ts';
 import { ensureTokenAuthenticator } from '../../apiserver/auth/tokens.ts';
 import { writeKubeconfig } from '../../apiserver/auth/kubeconfig.ts';
+import { ensureKubeletApiToken } from '../../apiserver/handlers/kubelet-logs.ts';
 import { createCloud, type Cloud } from '../../cloud/cloud.ts';
 import { findInstanceType } from '../../cloud/catalog.ts';
 import { startCloudServer, type CloudServer } from '../../cloud/server.ts';
@@ -98,6 +99,10 @@ export async function startDatacenter(o: DatacenterOptions): Promise<Datacenter>
     // Until the API server issues service-account tokens, pods get the admin token: there is
     // no authorization yet, so this grants nothing a service account would not have.
     fallbackToken: auth.adminToken,
+    logServer: {
+      tls: { cert: readFileSync(join(pkiDir, 'apiserver.crt'), 'utf8'), key: readFileSync(join(pkiDir, 'apiserver.key'), 'utf8') },
+      token: ensureKubeletApiToken(pkiDir),
+    },
   });
 
   const masterIPs = new Map<string, string>();

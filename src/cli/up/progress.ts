@@ -38,9 +38,11 @@ export function createProgressView(stream: NodeJS.WriteStream = process.stdout):
   let lastHeadline = '';
   return {
     update(rows, headline) {
-      if (headline !== lastHeadline) {
+      // The elapsed-seconds suffix changes every redraw; a log only needs a line when the rest does.
+      const gist = headline.replace(/ \(\d+ s\)$/, '');
+      if (gist !== lastHeadline) {
         stream.write(`${headline}\n`);
-        lastHeadline = headline;
+        lastHeadline = gist;
       }
       for (const r of rows) {
         const line = `  ${r.name} (${r.role}, ${r.ip}): instance ${r.instance}, node ${r.node}`;

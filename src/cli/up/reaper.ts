@@ -21,13 +21,14 @@ export interface Reaper extends PidRegistry {
   release(): void;
 }
 
+// dash (the usual /bin/sh) takes a process group only in the `kill -s SIG -- -pgid` form.
 const SCRIPT = `
 cat >/dev/null
 f="$1"
 [ -f "$f" ] || exit 0
-for g in $(cat "$f"); do kill -TERM -- "-$g" 2>/dev/null; done
+for g in $(cat "$f"); do kill -s TERM -- "-$g" 2>/dev/null; done
 sleep 3
-for g in $(cat "$f"); do kill -KILL -- "-$g" 2>/dev/null; done
+for g in $(cat "$f"); do kill -s KILL -- "-$g" 2>/dev/null; done
 rm -f "$f"
 `;
 

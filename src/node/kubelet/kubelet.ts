@@ -20,6 +20,7 @@ import { newNode, nodeLabels, nodeStatus, type NodeIdentity } from './node-objec
 import { PodIpAllocator } from './pod-ip.ts';
 import { PodWorker, type WorkerHost } from './pod-worker.ts';
 import { scanStaticPods, type StaticPod } from './static-pods.ts';
+import { startLogServer, type LogServer } from '../log-server.ts';
 
 export interface KubeletTimings {
   leaseRenewMs: number;
@@ -61,6 +62,8 @@ export interface KubeletOptions extends Omit<NodeIdentity, 'kubeletPort' | 'tain
   readonly timings?: Partial<KubeletTimings>;
   /** Whether to watch the manifests directory (a simulated worker without one need not poll fast). */
   readonly staticPods?: boolean;
+  /** Serve container logs on nodeIP:kubeletPort (what `kubectl logs` reaches through the API server). */
+  readonly logServer?: { tls: { cert: string; key: string }; token: string };
   /** Told about each Lease renewal's duration (benchmarks). */
   readonly onHeartbeat?: (ms: number, ok: boolean) => void;
 }
@@ -96,6 +99,7 @@ export class Kubelet {
   private lastStatusAt = 0;
   private bootID = randomBytes(8).toString('hex');
   private staticErrors = '';
+  private logs: LogServer | undefined;
 
   constructor(o: KubeletOptions) {
     this.o = o;
@@ -159,6 +163,13 @@ export class Kubelet {
     this.every(this.t.volumeRefreshMs, () => this.refreshVolumes(), jitter(this.t.volumeRefreshMs));
     for (const w of [...this.workers.values(), ...[...this.statics.values()].map((s) => s.worker)]) w.requestSync();
     this.resyncPods();
+    if (this.o.logServer) {
+      try {
+        this.logs = await startLogServer({ host: this.o.nodeIP, port: this.identity.kubeletPort, tls: this.o.logServer.tls, token: this.o.logServer.token, nodeDir: this.o.nodeDir });
+      } catch (err) {
+        this.o.logger.warn({ node: this.nodeName, err: (err as Error).message }, 'cannot serve container logs');
+      }
+    }
   }
 
   /** Like stopping the kubelet service: no heartbeats, no syncing; containers keep running. */
@@ -166,6 +177,8 @@ export class Kubelet {
     this.running = false;
     for (const t of this.timers) clearTimeout(t);
     this.timers = [];
+    await this.logs?.close();
+    this.logs = undefined;
   }
 
   /** Stops every pod, as shutting the node down does. */
@@ -367,7 +380,8 @@ export class Kubelet {
     const ns = pod.metadata!.namespace!;
     const name = pod.metadata!.name!;
     if (entry.worker.statusTarget) return;
-    const node = this.o.currentNode();
+    // The owner reference needs the Node's uid, which the informer may not have seen yet.
+    const node = this.o.currentNode() ?? (await this.o.client.get<V1Node>(resources.nodes, undefined, this.nodeName).catch(() => undefined));
     let existing: V1Pod | undefined;
     try {
       existing = await this.o.client.get<V1Pod>(resources.pods, ns, name);
