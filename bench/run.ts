@@ -4,6 +4,7 @@
  */
 const benches: Record<string, () => Promise<void>> = {
   apiserver: async () => (await import('./apiserver.ts')).run(),
+  nodes: async () => (await import('./nodes.ts')).run(),
 };
 
 const names = process.argv.slice(2).filter((a) => !a.startsWith('-'));

@@ -4,6 +4,9 @@ export class Latencies {
   add(ms: number): void {
     this.samples.push(ms);
   }
+  clear(): void {
+    this.samples.length = 0;
+  }
   get count(): number {
     return this.samples.length;
   }

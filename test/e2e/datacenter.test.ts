@@ -4,7 +4,7 @@
  * with SIGKILL and resumed.
  */
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { get as httpGet } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -220,20 +220,20 @@ describe('shipyard up: the local datacenter (e2e)', { timeout: 900_000 }, () => 
     assert.match(clusterIP, /^127\.64\.\d+\.\d+$/);
     await pollUntil('endpoints list both pods', async () => ((await json(['endpoints', 'web'])).subsets?.[0]?.addresses?.length === 2) || undefined, { timeoutMs: 30_000 });
     const seen = new Set<string>();
-    let lastError = '';
+    const answers: string[] = [];
     await pollUntil(
       'the ClusterIP answers from the host, from both pods',
       async () => {
-        const body = await httpText(`http://${clusterIP}/`).catch((err: Error) => {
-          lastError = err.message;
-          return '';
-        });
-        if (!body && !lastError) lastError = 'empty answer';
-        if (body) lastError = `answers so far from ${[...seen].join(', ') || 'nobody'}; last: ${body.trim()}`;
-        if (seen.size < 2 && lastError) throw new Error(lastError);
+        const body = await httpText(`http://${clusterIP}/`).catch((err: Error) => `error: ${err.message}`);
+        answers.push(body.trim());
         const m = /from (web-\S+) at/.exec(body);
         if (m) seen.add(m[1]!);
-        return seen.size === 2 || undefined;
+        if (seen.size < 2) {
+          const ep = await json(['endpoints', 'web']);
+          const log = readFileSync(join(dataDir, 'logs', 'datacenter.log'), 'utf8').split('\n').filter((l) => l.includes('service-proxy') || l.includes('"web"') || l.includes('default/web')).slice(-5).join('\n');
+          throw new Error(`answers so far: ${answers.slice(-3).join(' | ')}; endpoints: ${JSON.stringify(ep.subsets)}; proxy log: ${log}`);
+        }
+        return true;
       },
       { timeoutMs: 30_000, intervalMs: 50 },
     );

@@ -3,7 +3,8 @@
  * node directory so a restarted datacenter gives a pod back the address it had. The first
  * address of the range stays with the node (the gateway on a real node).
  */
-import { existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { dirname } from 'node:path';
 import { join } from 'node:path';
 
 function toInt(ip: string): number {
@@ -48,6 +49,7 @@ export class PodIpAllocator {
   }
 
   private persist(): void {
+    mkdirSync(dirname(this.file), { recursive: true });
     writeFileSync(`${this.file}.tmp`, JSON.stringify(this.byUid));
     renameSync(`${this.file}.tmp`, this.file);
   }

@@ -52,6 +52,7 @@ export function startServiceProxy(o: ServiceProxyOptions): ServiceProxy {
 
   const forward = (l: Listener, client: Socket): void => {
     const list = targets(l.service, l.portName);
+    o.logger.debug({ service: l.service, endpoints: list.map((t) => `${t.host}:${t.port}`), next: l.next }, 'proxying a connection');
     if (!list.length) {
       // As kube-proxy's REJECT: fail fast rather than hang the client.
       client.destroy();
@@ -75,7 +76,10 @@ export function startServiceProxy(o: ServiceProxyOptions): ServiceProxy {
         client.pipe(upstream).pipe(client);
         client.resume();
       });
-      upstream.once('error', () => tryNext());
+      upstream.once('error', (err) => {
+        o.logger.debug({ service: l.service, endpoint: `${t.host}:${t.port}`, err: err.message }, 'endpoint refused; trying the next');
+        tryNext();
+      });
     };
     tryNext();
   };
