@@ -17,7 +17,9 @@ const GRACE_SECONDS = 10;
 
 function httpText(url: string): Promise<string> {
   return new Promise((resolve, reject) => {
-    httpGet(url, { timeout: 5000 }, (res) => {
+    // A fresh connection each time (Node's global agent keeps connections alive), so the
+    // service proxy gets to choose an endpoint for every request.
+    httpGet(url, { timeout: 5000, agent: false }, (res) => {
       let body = '';
       res.setEncoding('utf8').on('data', (c: string) => (body += c));
       res.on('end', () => resolve(body));
