@@ -185,9 +185,13 @@ describe('deployment controller on a real API server', () => {
     assert.equal(byRevision.get('1')?.spec?.replicas, 0);
     assert.equal(byRevision.get('2')?.spec?.replicas, 4);
     assert.equal(byRevision.get('2')?.spec?.template?.spec?.containers[0]?.image, 'example/app:2');
-    const scaling = await eventsOf('api', 'ScalingReplicaSet');
+    // Events are written asynchronously by the recorder, so the last one may still be on its way.
+    let scaling: string[] = [];
+    await until('the scale-down-to-0 event', async () => {
+      scaling = await eventsOf('api', 'ScalingReplicaSet');
+      return scaling.some((m) => m.startsWith(`Scaled down replica set ${byRevision.get('1')!.metadata!.name} to 0 from `));
+    }).catch(() => assert.fail(scaling.join('\n')));
     assert.ok(scaling.includes(`Scaled up replica set ${byRevision.get('2')!.metadata!.name} from 0 to 1`), scaling.join('\n'));
-    assert.ok(scaling.some((m) => m.startsWith(`Scaled down replica set ${byRevision.get('1')!.metadata!.name} to 0 from `)), scaling.join('\n'));
   });
 
   it('keeps the rollout history kubectl shows, and rolls back with kubectl rollout undo', async () => {
