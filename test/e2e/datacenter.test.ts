@@ -4,7 +4,7 @@
  * with SIGKILL and resumed.
  */
 import assert from 'node:assert/strict';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { get as httpGet } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -277,6 +277,23 @@ describe('shipyard up: the local datacenter (e2e)', { timeout: 900_000 }, () => 
     const started = await runShipyard(['node', 'start-kubelet', 'worker-0', '--data-dir', dataDir]);
     assert.equal(started.code, 0, started.stderr);
     await pollUntil('worker-0 Ready again', async () => (await json(['node', 'worker-0'])).status.conditions.find((c: Json) => c.type === 'Ready')?.status === 'True' || undefined, { timeoutMs: 30_000 });
+  });
+
+  it('reboots a node: NotReady, back Ready with kubelet.conf re-read, its pods running again', async () => {
+    const conf = join(dataDir, 'nodes', 'worker-0', 'root', 'etc', 'kubernetes', 'kubelet.conf');
+    writeFileSync(conf, 'apiVersion: kubelet.config.k8s.io/v1beta1\nkind: KubeletConfiguration\nmaxPods: 60\n');
+    const before = (await json(['pods', '-l', 'app=web'])).items.map((p: Json) => p.status.containerStatuses[0].restartCount as number);
+    const rebooted = await runShipyard(['node', 'reboot', 'worker-0', '--data-dir', dataDir], 60_000);
+    assert.equal(rebooted.code, 0, rebooted.stderr);
+    const events = (await json(['events', '--field-selector', 'involvedObject.name=worker-0,reason=Rebooted'])).items as Json[];
+    assert.equal(events.length, 1);
+    await pollUntil('worker-0 Ready with maxPods 60', async () => {
+      const node = await json(['node', 'worker-0']);
+      return (node.status.conditions.find((c: Json) => c.type === 'Ready')?.status === 'True' && node.status.allocatable.pods === '60') || undefined;
+    }, { timeoutMs: 30_000, intervalMs: 500 });
+    await ok(['rollout', 'status', 'deployment/web', '--timeout=60s']);
+    const after = (await json(['pods', '-l', 'app=web'])).items.map((p: Json) => p.status.containerStatuses[0].restartCount as number);
+    assert.ok(after.every((n: number, i: number) => n > (before[i] ?? 0)), `restart counts ${before} → ${after}`);
   });
 
   it('survives SIGKILL: no orphaned process, and a resume brings back the same nodes, objects and running pods', async () => {

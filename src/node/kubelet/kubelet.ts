@@ -157,7 +157,9 @@ export class Kubelet {
     this.ready = { ok: true, reason: 'KubeletReady', message: 'kubelet is posting ready status' };
     const jitter = (ms: number): number => Math.floor(ms * (0.5 + Math.random() * 0.5));
     this.every(this.t.staticPodPollMs, () => this.syncStaticPods(), 0);
-    void this.register();
+    // After a reboot the Node must show the re-read configuration (and Ready) at once.
+    if (this.registered) void this.postStatus().catch(() => {});
+    else void this.register();
     this.every(this.t.leaseRenewMs, () => this.renewLease(), jitter(this.t.leaseRenewMs));
     this.every(this.t.statusCheckMs, () => this.checkStatus(), jitter(this.t.statusCheckMs));
     this.every(this.t.volumeRefreshMs, () => this.refreshVolumes(), jitter(this.t.volumeRefreshMs));
