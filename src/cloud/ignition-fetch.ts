@@ -63,7 +63,10 @@ export function createLoopbackFetcher(options: FetcherOptions = {}): Fetcher {
         lastError = `HTTP ${res.status}`;
         if (res.status < 500) throw new FetchError(`GET ${req.url}: ${lastError}`, res.status);
       } catch (err) {
-        if (err instanceof FetchError || req.signal?.aborted) throw err;
+        // Cancelled mid-request, the HTTP layer throws its own AbortError; the caller's reason
+        // (why the boot was cancelled) is the one worth reporting.
+        if (req.signal?.aborted) throw req.signal.reason ?? err;
+        if (err instanceof FetchError) throw err;
         lastError = (err as Error).message;
         if ((err as Error).name === 'NotLoopbackError') throw err;
       }
