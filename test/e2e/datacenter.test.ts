@@ -308,8 +308,14 @@ describe('shipyard up: the local datacenter (e2e)', { timeout: 900_000 }, () => 
     const after = (await json(['nodes'])).items.map((n: Json) => `${n.metadata.name}=${n.status.addresses.find((a: Json) => a.type === 'InternalIP').address}`).sort();
     assert.deepEqual(after, before);
     await ok(['get', 'deployment', 'web']);
-    await ok(['rollout', 'status', 'deployment/web', '--timeout=90s']);
+    // The pods' last status (Ready) survives in the API until the resumed kubelets rewrite it,
+    // so ask the processes themselves, as a user would.
     const pods = (await json(['pods', '-l', 'app=web'])).items as Json[];
-    for (const p of pods) assert.match(await httpText(`http://${p.status.podIP}:8080/`), /hello from a configmap/);
+    assert.equal(pods.length, 2);
+    for (const p of pods) {
+      const body = await pollUntil(`pod ${p.metadata.name} serving again on ${p.status.podIP}`, async () => (await httpText(`http://${p.status.podIP}:8080/`).catch(() => '')) || undefined, { timeoutMs: 60_000, intervalMs: 250 });
+      assert.match(body, /hello from a configmap/);
+    }
+    await ok(['rollout', 'status', 'deployment/web', '--timeout=90s']);
   });
 });
