@@ -125,16 +125,10 @@ async function volumeFiles(pod: V1Pod, v: V1Volume, deps: VolumeDeps): Promise<F
           const data = await objectData(deps.client, 'ConfigMap', ns, 'kube-root-ca.crt');
           for (const it of src.configMap.items ?? [{ key: 'ca.crt', path: 'ca.crt' }]) files.set(it.path, { data: data?.[it.key] ?? deps.caCert, mode: 0o644 });
         } else {
-          const sub = new Map(files);
-          files.clear();
-          const saved = sub;
           await fromObject('ConfigMap', src.configMap.name ?? '', src.configMap.items, src.configMap.optional, v.projected.defaultMode ?? 0o644);
-          for (const [k, f] of saved) if (!files.has(k)) files.set(k, f);
         }
       } else if (src.secret) {
-        const saved = new Map(files);
         await fromObject('Secret', src.secret.name ?? '', src.secret.items, src.secret.optional, 0o600);
-        for (const [k, f] of saved) if (!files.has(k)) files.set(k, f);
       } else if (src.downwardAPI) {
         for (const it of src.downwardAPI.items ?? []) files.set(it.path, { data: (it.fieldRef ? fieldValue(pod, it.fieldRef.fieldPath, deps) : '') ?? '', mode: 0o644 });
       }
