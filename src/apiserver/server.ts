@@ -17,9 +17,7 @@ import { writeKubeconfig } from './auth/kubeconfig.ts';
 import { ensureServingPki } from './auth/pki.ts';
 import { ensureTokenAuthenticator, type TokenAuthenticator } from './auth/tokens.ts';
 import { CrdController } from './controllers/crd-controller.ts';
-import { DisruptionController } from './controllers/disruption-controller.ts';
 import { StoreEventSource } from './controllers/event-source.ts';
-import { GarbageCollector } from './controllers/garbage-collector.ts';
 import { NamespaceCache } from './controllers/namespace-cache.ts';
 import { NamespaceController } from './controllers/namespace-controller.ts';
 import { Discovery } from './discovery/discovery.ts';
@@ -114,17 +112,13 @@ export async function startApiServer(options: ApiServerOptions): Promise<Running
   const lifetime = new AbortController();
   const events = new StoreEventSource(store, registry, (err) => log.error({ err }, 'store event source failed'));
   const crds = new CrdController(store, registry, onControllerError('crd'));
-  const gc = new GarbageCollector(store, registry, onControllerError('garbage-collector'));
   const namespaces = new NamespaceController(store, registry, onControllerError('namespace'));
-  const disruption = new DisruptionController(store, registry, onControllerError('disruption'));
   const startRevision = await backend.currentRevision();
   await events.start(startRevision, lifetime.signal);
   await crds.start(events);
   await namespaceCache.start(events, store, registry);
   await ensureSystemNamespaces(store, registry);
-  await gc.start(events);
   await namespaces.start(events);
-  await disruption.start(events);
 
   const ctx: ServerContext = {
     store,
@@ -216,7 +210,7 @@ export async function startApiServer(options: ApiServerOptions): Promise<Running
     async close() {
       lifetime.abort();
       if (compactionTimer) clearInterval(compactionTimer);
-      for (const c of [crds, gc, namespaces, disruption]) c.stop();
+      for (const c of [crds, namespaces]) c.stop();
       await new Promise<void>((resolve) => {
         server.close(() => resolve());
         server.closeAllConnections();

@@ -12,7 +12,9 @@ import { loadKubeConfig } from '../runtime/kubeconfig.ts';
 import { startManager } from '../runtime/manager.ts';
 import { createDaemonSetController } from './daemonset/controller.ts';
 import { createDeploymentController } from './deployment/controller.ts';
+import { createDisruptionController } from './disruption/controller.ts';
 import { createEndpointsController } from './endpoints/controller.ts';
+import { createGarbageCollector } from './garbagecollector/controller.ts';
 import { createNodeIpamController } from './nodeipam/controller.ts';
 import { createNodeLifecycleController } from './nodelifecycle/controller.ts';
 import { createReplicaSetController } from './replicaset/controller.ts';
@@ -33,8 +35,8 @@ export function controllerManagerControllers(ctx: ControllerContext, s: Controll
     createEndpointsController(ctx),
     createNodeIpamController(ctx, { clusterCIDR: s.clusterCIDR, nodeCIDRMaskSize: s.nodeCIDRMaskSize }),
     createNodeLifecycleController(ctx, { nodeMonitorGracePeriodMs: s.nodeMonitorGracePeriodMs, defaultTolerationSeconds: s.defaultTolerationSeconds }),
-    // The garbage collector and the PodDisruptionBudget status controller still run inside
-    // the API server (src/apiserver/controllers/) until they move here.
+    createGarbageCollector(ctx),
+    createDisruptionController(ctx),
   ].flat();
 }
 

@@ -4,6 +4,7 @@
  * dozen controllers over the same pods; a watch each would multiply the server's fan-out and
  * the process's memory by a dozen.
  */
+import { setMaxListeners } from 'node:events';
 import type { KubernetesObject } from '@kubernetes/client-node';
 import type { ApiClient } from './client.ts';
 import { createInformer, type Informer } from './informer.ts';
@@ -30,6 +31,8 @@ export class InformerFactory {
 
   constructor(options: InformerFactoryOptions) {
     this.options = options;
+    // Every informer (a garbage collector watches every resource) listens for this one signal.
+    setMaxListeners(0, options.signal);
   }
 
   /** The shared informer for `ref` in `scope`, started on first request. */

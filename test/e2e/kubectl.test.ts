@@ -20,7 +20,7 @@ describe('kubectl against the embedded API server', { timeout: 110_000 }, () => 
   let ts: TestServer;
 
   before(async () => {
-    ts = await startTestServer();
+    ts = await startTestServer({ controllers: true });
   });
   after(async () => {
     await ts?.stop();

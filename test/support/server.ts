@@ -7,8 +7,14 @@ import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { KubeConfig } from '@kubernetes/client-node';
 import pino from 'pino';
 import { startApiServer, type ApiServerOptions, type RunningApiServer } from '../../src/apiserver/server.ts';
+import { createDisruptionController } from '../../src/cluster/disruption/controller.ts';
+import { createGarbageCollector } from '../../src/cluster/garbagecollector/controller.ts';
+import type { ControllerContext } from '../../src/runtime/context.ts';
+import type { Controller } from '../../src/runtime/controller.ts';
+import { startManager } from '../../src/runtime/manager.ts';
 
 export interface KubectlResult {
   readonly code: number;
@@ -28,9 +34,35 @@ export interface TestServer {
   stop(): Promise<void>;
 }
 
-export async function startTestServer(options: Partial<ApiServerOptions> = {}): Promise<TestServer> {
+export interface TestServerOptions extends Partial<ApiServerOptions> {
+  /**
+   * Controllers to run in this process against the server, as the controller-manager would:
+   * `true` means the ones API semantics rely on (the garbage collector, PodDisruptionBudget
+   * status); a function builds others.
+   */
+  readonly controllers?: true | ((ctx: ControllerContext) => Controller[]);
+}
+
+/** The controllers that finish what the API starts: cascading deletion and disruption budgets. */
+export const apiSemanticsControllers = (ctx: ControllerContext): Controller[] => [createGarbageCollector(ctx, { resyncPeriodMs: 2000 }), createDisruptionController(ctx)];
+
+export async function startTestServer(options: TestServerOptions = {}): Promise<TestServer> {
   const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), 'shipyard-test-'));
-  const server = await startApiServer({ port: 0, logger: pino({ level: process.env.SHIPYARD_TEST_LOG ?? 'silent' }), compactionIntervalMs: 0, ...options, dataDir });
+  const { controllers, ...serverOptions } = options;
+  const server = await startApiServer({ port: 0, logger: pino({ level: process.env.SHIPYARD_TEST_LOG ?? 'silent' }), compactionIntervalMs: 0, ...serverOptions, dataDir });
+  const stopControllers = new AbortController();
+  let manager: Promise<void> = Promise.resolve();
+  if (controllers) {
+    const kubeConfig = new KubeConfig();
+    kubeConfig.loadFromFile(server.kubeconfigPath);
+    manager = startManager({
+      component: 'test-controllers',
+      kubeConfig,
+      signal: stopControllers.signal,
+      logger: pino({ level: process.env.SHIPYARD_TEST_LOG ?? 'silent' }),
+      controllers: controllers === true ? apiSemanticsControllers : controllers,
+    }).done;
+  }
   const cacheDir = join(dataDir, 'kubectl-cache');
   const env = { ...process.env, KUBECONFIG: server.kubeconfigPath, KUBECACHEDIR: cacheDir, HOME: dataDir };
   const https = await import('node:https');
@@ -70,6 +102,8 @@ export async function startTestServer(options: Partial<ApiServerOptions> = {}): 
       });
     },
     async stop() {
+      stopControllers.abort();
+      await manager.catch(() => {});
       await server.close();
       if (!options.dataDir) rmSync(dataDir, { recursive: true, force: true });
     },

@@ -1,13 +1,14 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { budgetStatus } from './disruption-controller.ts';
+import type { V1Pod, V1PodDisruptionBudget } from '@kubernetes/client-node';
+import { budgetStatus } from './budget.ts';
 
 const now = Date.parse('2026-11-23T12:00:00Z');
-const pod = (name: string, ready: boolean, extra: Record<string, unknown> = {}) => ({
+const pod = (name: string, ready: boolean, extra: Record<string, unknown> = {}): V1Pod => ({
   metadata: { name, labels: { app: 'web' }, ...extra },
   status: { phase: 'Running', conditions: [{ type: 'Ready', status: ready ? 'True' : 'False' }] },
 });
-const pdb = (spec: Record<string, unknown>, status: Record<string, unknown> = {}) => ({ metadata: { name: 'web-pdb', generation: 2 }, spec: { selector: { matchLabels: { app: 'web' } }, ...spec }, status });
+const pdb = (spec: Record<string, unknown>, status: Record<string, unknown> = {}): V1PodDisruptionBudget => ({ metadata: { name: 'web-pdb', generation: 2 }, spec: { selector: { matchLabels: { app: 'web' } }, ...spec }, status: status as never });
 
 describe('budgetStatus', () => {
   const cases: Array<[string, ReturnType<typeof pdb>, ReturnType<typeof pod>[], { expectedPods: number; currentHealthy: number; desiredHealthy: number; disruptionsAllowed: number }]> = [
@@ -24,7 +25,7 @@ describe('budgetStatus', () => {
       const st = budgetStatus(budget, pods, now);
       assert.deepEqual({ expectedPods: st.expectedPods, currentHealthy: st.currentHealthy, desiredHealthy: st.desiredHealthy, disruptionsAllowed: st.disruptionsAllowed }, expected);
       assert.equal(st.observedGeneration, 2);
-      assert.equal(st.conditions[0].status, expected.disruptionsAllowed > 0 ? 'True' : 'False');
+      assert.equal(st.conditions?.[0]?.status, expected.disruptionsAllowed > 0 ? 'True' : 'False');
     });
   }
 

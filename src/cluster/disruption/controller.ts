@@ -1,0 +1,52 @@
+/**
+ * Keeps every PodDisruptionBudget's status current (kube-controller-manager's disruption
+ * controller), so that the eviction subresource, and through it `kubectl drain`, knows how
+ * many pods may go. Written only when the status changes.
+ */
+import type { V1Pod, V1PodDisruptionBudget } from '@kubernetes/client-node';
+import { isDeepStrictEqual } from 'node:util';
+import { isNotFound } from '../../runtime/client.ts';
+import { NAMESPACE_INDEX } from '../../runtime/cache.ts';
+import type { ControllerContext } from '../../runtime/context.ts';
+import { Controller } from '../../runtime/controller.ts';
+import { resources } from '../../runtime/resources.ts';
+import { compileSelector } from '../workload-common/labels.ts';
+import { budgetStatus, DISRUPTED_POD_TIMEOUT_MS } from './budget.ts';
+
+export function createDisruptionController(ctx: ControllerContext): Controller {
+  const budgets = ctx.informers.informer<V1PodDisruptionBudget>(resources.podDisruptionBudgets);
+  const pods = ctx.informers.informer<V1Pod>(resources.pods);
+
+  const controller = new Controller({
+    name: 'disruption',
+    workers: 2,
+    observer: ctx.metrics?.forController('disruption'),
+    reconcile: async (key) => {
+      const pdb = budgets.store.get(key);
+      if (!pdb) return;
+      const namespace = pdb.metadata?.namespace ?? '';
+      // Wall time: disruptedPods holds timestamps (the context clock is monotonic, not calendar time).
+      const now = Date.now();
+      const status = budgetStatus(pdb, pods.store.byIndex(NAMESPACE_INDEX, namespace), now);
+      if (!isDeepStrictEqual(JSON.parse(JSON.stringify(status)), JSON.parse(JSON.stringify(pdb.status ?? {})))) {
+        try {
+          await ctx.client.updateStatus(resources.podDisruptionBudgets, { ...(pdb as V1PodDisruptionBudget), status });
+        } catch (err) {
+          if (isNotFound(err)) return;
+          throw err;
+        }
+      }
+      // Entries in disruptedPods expire: look again when the oldest would.
+      const times = Object.values((status.disruptedPods ?? {}) as unknown as Record<string, string>).map((t) => Date.parse(t));
+      if (times.length) return { requeueAfterMs: Math.max(1000, Math.min(...times) + DISRUPTED_POD_TIMEOUT_MS - now) };
+    },
+  });
+  controller.watch(budgets);
+  controller.watchMapped(pods, (p) =>
+    budgets.store
+      .byIndex(NAMESPACE_INDEX, p.metadata?.namespace ?? '')
+      .filter((b) => compileSelector(b.spec?.selector)?.(p.metadata?.labels) ?? false)
+      .map((b) => `${b.metadata?.namespace}/${b.metadata?.name}`),
+  );
+  return controller;
+}
