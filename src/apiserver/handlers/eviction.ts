@@ -4,13 +4,13 @@
  * `disruptionsAllowed` is decremented with a compare-and-swap write, so two concurrent
  * evictions cannot both spend the last allowed disruption.
  */
+import { matchLabelSelector } from '../../api/label-selector.ts';
 import { isPodReady } from '../../api/pod-status.ts';
 import { ApiError, errors } from '../errors.ts';
 import { readBody, decodeBody, mediaType } from '../http/body.ts';
 import { writeBody } from '../http/respond.ts';
 import type { KubeObject } from '../registry/resource.ts';
 import { nowTimestamp } from '../registry/store.ts';
-import { matchLabelSelector } from '../selectors/label-selector.ts';
 import type { RequestScope, ServerContext } from './context.ts';
 
 const maxDisruptedPods = 2000;

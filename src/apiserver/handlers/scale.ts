@@ -3,13 +3,13 @@
  * mapping (Deployments, ReplicaSets, and CRDs through specReplicasPath, statusReplicasPath
  * and labelSelectorPath). GET reads it; PUT and PATCH write `spec.replicas` back to the parent.
  */
+import { labelSelectorToString } from '../../api/label-selector.ts';
 import { errors } from '../errors.ts';
 import { decodeBody, mediaType, readBody } from '../http/body.ts';
 import { writeBody } from '../http/respond.ts';
 import { applyJsonPatch } from '../patch/json-patch.ts';
 import { applyMergePatch } from '../patch/merge-patch.ts';
 import type { KubeObject, ScaleMapping } from '../registry/resource.ts';
-import { labelSelectorToString } from '../selectors/label-selector.ts';
 import { writeContext, type RequestScope, type ServerContext } from './context.ts';
 
 function pathOf(jsonPath: string): string[] {

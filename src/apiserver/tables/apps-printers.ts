@@ -3,7 +3,7 @@
  * replicasets (DESIRED, CURRENT, READY) and daemonsets (DESIRED ... NODE SELECTOR), each
  * with the wide columns CONTAINERS, IMAGES and SELECTOR, as kube-apiserver prints them.
  */
-import { formatLabelSelector, formatLabels, labelSelectorToString } from '../selectors/label-selector.ts';
+import { formatLabelSelector, formatLabels, labelSelectorToString } from '../../api/label-selector.ts';
 import { ageColumn, column, containerCells, containersColumn, imagesColumn, int, nameColumn, text, wide } from './columns.ts';
 import { ageSince } from './human-duration.ts';
 import type { PrintedObject, TableConvertor } from './types.ts';

@@ -4,7 +4,7 @@
  * kube-apiserver gives them (`Ready,SchedulingDisabled`, `80/TCP,443:30443/TCP`,
  * `127.128.0.1:80,127.128.0.2:80 + 3 more...`, `<none>` for empty values).
  */
-import { formatLabels } from '../selectors/label-selector.ts';
+import { formatLabels } from '../../api/label-selector.ts';
 import { ageColumn, column, int, nameColumn, size, text, wide } from './columns.ts';
 import { ageSince } from './human-duration.ts';
 import type { PrintedObject, TableConvertor } from './types.ts';

@@ -10,12 +10,13 @@
  * The template is compiled once per DaemonSet spec and then tried against every node, which
  * is what a 5,000-node cluster needs.
  */
-import type { V1Affinity, V1NodeSelectorRequirement, V1NodeSelectorTerm, V1Toleration } from '@kubernetes/client-node';
+import type { V1Affinity, V1Toleration } from '@kubernetes/client-node';
+import { compileRequiredNodeAffinity } from '../../api/node-affinity.ts';
+import { findUntoleratedTaint, type Taint } from '../../api/taints.ts';
 import type { DeepReadonly } from '../../runtime/readonly.ts';
 import type { DaemonSet, Node, Pod } from './types.ts';
 
 type Toleration = DeepReadonly<V1Toleration>;
-type Labels = Readonly<Record<string, string>>;
 
 const taintToleration = (key: string, effect: 'NoSchedule' | 'NoExecute'): V1Toleration => ({ key, operator: 'Exists', effect });
 
@@ -47,71 +48,6 @@ export function withDefaultTolerations(tolerations: readonly Toleration[] | unde
   return out;
 }
 
-export function tolerates(t: Toleration, taint: { readonly key?: string; readonly value?: string; readonly effect?: string }): boolean {
-  if (t.effect && t.effect !== taint.effect) return false;
-  if (t.key && t.key !== taint.key) return false;
-  switch (t.operator ?? 'Equal') {
-    case 'Exists':
-      return true;
-    case 'Equal':
-    case '':
-      return (t.value ?? '') === (taint.value ?? '');
-    default:
-      return false;
-  }
-}
-
-type Check = (labels: Labels, name: string) => boolean;
-const INTEGER = /^[+-]?\d+$/;
-
-function requirementCheck(req: DeepReadonly<V1NodeSelectorRequirement>, field: boolean): Check | undefined {
-  const { key } = req;
-  const values = req.values ?? [];
-  const set = new Set(values);
-  if (field) {
-    if (key !== 'metadata.name') return undefined;
-    if (req.operator === 'In') return (_l, name) => set.has(name);
-    if (req.operator === 'NotIn') return (_l, name) => !set.has(name);
-    return undefined;
-  }
-  switch (req.operator) {
-    case 'In':
-      return (l) => key in l && set.has(l[key]);
-    case 'NotIn':
-      return (l) => !(key in l) || !set.has(l[key]);
-    case 'Exists':
-      return (l) => key in l;
-    case 'DoesNotExist':
-      return (l) => !(key in l);
-    case 'Gt':
-    case 'Lt': {
-      if (values.length !== 1 || !INTEGER.test(values[0])) return undefined;
-      const bound = Number(values[0]);
-      const gt = req.operator === 'Gt';
-      return (l) => INTEGER.test(l[key] ?? '') && (gt ? Number(l[key]) > bound : Number(l[key]) < bound);
-    }
-    default:
-      return undefined;
-  }
-}
-
-/** A term with no requirements, or one kube could not parse, matches no node. */
-function compileTerm(term: DeepReadonly<V1NodeSelectorTerm>): Check | undefined {
-  const checks: Check[] = [];
-  for (const r of term.matchExpressions ?? []) {
-    const c = requirementCheck(r, false);
-    if (!c) return undefined;
-    checks.push(c);
-  }
-  for (const r of term.matchFields ?? []) {
-    const c = requirementCheck(r, true);
-    if (!c) return undefined;
-    checks.push(c);
-  }
-  if (checks.length === 0) return undefined;
-  return (l, name) => checks.every((c) => c(l, name));
-}
-
 export interface NodeFit {
   /** A pod should be started on the node. */
   readonly shouldRun: boolean;
@@ -125,27 +61,20 @@ const NO: NodeFit = Object.freeze({ shouldRun: false, shouldContinueRunning: fal
 const YES: NodeFit = Object.freeze({ shouldRun: true, shouldContinueRunning: true });
 const STAY: NodeFit = Object.freeze({ shouldRun: false, shouldContinueRunning: true });
 
+const blocksScheduling = (taint: Taint): boolean => taint.effect === 'NoSchedule' || taint.effect === 'NoExecute';
+const evicts = (taint: Taint): boolean => taint.effect === 'NoExecute';
+
 export function compilePlacement(ds: DaemonSet): Placement {
   const spec = ds.spec?.template?.spec;
   const pinned = spec?.nodeName;
-  const selector = Object.entries(spec?.nodeSelector ?? {});
-  const required = spec?.affinity?.nodeAffinity?.requiredDuringSchedulingIgnoredDuringExecution;
-  const terms = required ? (required.nodeSelectorTerms ?? []).map(compileTerm).filter((t): t is Check => t !== undefined) : undefined;
+  const matchesNode = compileRequiredNodeAffinity(spec);
   const tolerations = withDefaultTolerations(spec?.tolerations, spec?.hostNetwork ?? false);
   return (node) => {
-    const name = node.metadata?.name ?? '';
-    if (pinned && pinned !== name) return NO;
-    const labels = node.metadata?.labels ?? {};
-    for (const [k, v] of selector) if (labels[k] !== v) return NO;
-    if (terms && !terms.some((t) => t(labels, name))) return NO;
-    let fits = true;
-    for (const taint of node.spec?.taints ?? []) {
-      if (taint.effect !== 'NoSchedule' && taint.effect !== 'NoExecute') continue;
-      if (tolerations.some((t) => tolerates(t, taint))) continue;
-      if (taint.effect === 'NoExecute') return NO;
-      fits = false;
-    }
-    return fits ? YES : STAY;
+    if (pinned && pinned !== (node.metadata?.name ?? '')) return NO;
+    if (!matchesNode(node)) return NO;
+    const taints = node.spec?.taints;
+    if (!findUntoleratedTaint(taints, tolerations, blocksScheduling)) return YES;
+    return findUntoleratedTaint(taints, tolerations, evicts) ? NO : STAY;
   };
 }
 

@@ -7,6 +7,7 @@
  * hash of the template itself names the revision.
  */
 import type { V1DaemonSet, V1Node, V1Pod } from '@kubernetes/client-node';
+import { compileLabelSelector, type LabelMatcher } from '../../api/label-selector.ts';
 import { objectKey } from '../../runtime/cache.ts';
 import type { ApiClient } from '../../runtime/client.ts';
 import type { Clock } from '../../runtime/clock.ts';
@@ -16,7 +17,6 @@ import { terminal, type ReconcileResult } from '../../runtime/reconcile-loop.ts'
 import { resources } from '../../runtime/resources.ts';
 import { claim } from '../workload-common/claim.ts';
 import type { Expectations } from '../workload-common/expectations.ts';
-import { compileSelector, type LabelMatcher } from '../workload-common/labels.ts';
 import { CONTROLLER_UID_INDEX, ORPHAN_INDEX, subjectOf } from '../workload-common/owners.ts';
 import type { PodControl } from '../workload-common/pod-control.ts';
 import { isPodTerminal } from '../workload-common/pods.ts';
@@ -56,7 +56,7 @@ const compiledPlacements = new WeakMap<object, Placement>();
 export function selectorOf(ds: DaemonSet): LabelMatcher | undefined {
   const sel = ds.spec?.selector;
   if (!sel) return undefined;
-  if (!compiledSelectors.has(sel)) compiledSelectors.set(sel, compileSelector(sel));
+  if (!compiledSelectors.has(sel)) compiledSelectors.set(sel, compileLabelSelector(sel).matches);
   return compiledSelectors.get(sel);
 }
 

@@ -6,13 +6,13 @@
  * a Recreate Deployment, which waits for the old pods to be gone before starting new ones.
  */
 import type { V1Deployment, V1Pod, V1ReplicaSet } from '@kubernetes/client-node';
+import { compileLabelSelector, type LabelMatcher } from '../../api/label-selector.ts';
 import { NAMESPACE_INDEX, objectKey } from '../../runtime/cache.ts';
 import { isConflict } from '../../runtime/client.ts';
 import type { ControllerContext } from '../../runtime/context.ts';
 import { Controller, controllerOf } from '../../runtime/controller.ts';
 import type { DeepReadonly } from '../../runtime/readonly.ts';
 import { resources } from '../../runtime/resources.ts';
-import { compileSelector, type LabelMatcher } from '../workload-common/labels.ts';
 import { invalidSpecIsTerminal } from '../workload-common/errors.ts';
 import { addOwnerIndexes } from '../workload-common/owners.ts';
 import { makeDeploymentReconcile } from './sync.ts';
@@ -49,7 +49,7 @@ export function createDeploymentController(ctx: ControllerContext, options: Depl
   const matcher = (d: DeepReadonly<V1Deployment>): LabelMatcher | undefined => {
     const sel = d.spec?.selector;
     if (!sel) return undefined;
-    if (!selectors.has(sel)) selectors.set(sel, compileSelector(sel));
+    if (!selectors.has(sel)) selectors.set(sel, compileLabelSelector(sel).matches);
     return selectors.get(sel);
   };
 

@@ -9,6 +9,7 @@
  * itself (our API server keeps metadata out of status writes), the rest through `status`.
  */
 import type { V1Deployment, V1Pod, V1ReplicaSet } from '@kubernetes/client-node';
+import { compileLabelSelector, isEmptySelector } from '../../api/label-selector.ts';
 import { isAlreadyExists, isConflict, isNotFound, type ApiClient } from '../../runtime/client.ts';
 import type { EventSink } from '../../runtime/context.ts';
 import { controllerOf } from '../../runtime/controller.ts';
@@ -17,7 +18,6 @@ import { terminal, type ReconcileResult } from '../../runtime/reconcile-loop.ts'
 import { resources } from '../../runtime/resources.ts';
 import { claim } from '../workload-common/claim.ts';
 import { errorMessage } from '../workload-common/errors.ts';
-import { compileSelector, isEmptySelector } from '../workload-common/labels.ts';
 import { CONTROLLER_UID_INDEX, ORPHAN_INDEX, controllerRef, subjectOf } from '../workload-common/owners.ts';
 import { isPodTerminal } from '../workload-common/pods.ts';
 import { writeStatus } from '../workload-common/status-writer.ts';
@@ -126,7 +126,7 @@ class DeploymentSync {
       }
       return;
     }
-    const matches = compileSelector(selector);
+    const { matches } = compileLabelSelector(selector);
     if (!matches) throw terminal(new Error(`Deployment ${this.d.metadata?.namespace}/${this.d.metadata?.name} has an invalid selector`));
     const rsStore = this.deps.replicaSets.store;
     const candidates = [...rsStore.byIndex(CONTROLLER_UID_INDEX, this.d.metadata?.uid ?? ''), ...rsStore.byIndex(ORPHAN_INDEX, this.d.metadata?.namespace ?? '')];

@@ -9,7 +9,7 @@ import type { V1Pod, V1PodDisruptionBudget, V1PodDisruptionBudgetStatus } from '
 import { isPodReady } from '../../api/pod-status.ts';
 import { formatTimestamp } from '../../api/time.ts';
 import type { DeepReadonly } from '../../runtime/readonly.ts';
-import { compileSelector } from '../workload-common/labels.ts';
+import { compileLabelSelector, type LabelSelector } from '../../api/label-selector.ts';
 
 export const DISRUPTED_POD_TIMEOUT_MS = 2 * 60 * 1000;
 
@@ -21,7 +21,7 @@ function scaled(value: unknown, expected: number): number {
 
 export function budgetStatus(pdb: DeepReadonly<V1PodDisruptionBudget>, pods: readonly DeepReadonly<V1Pod>[], now: number): V1PodDisruptionBudgetStatus {
   // A selector Kubernetes would refuse matches nothing rather than everything.
-  const matcher = compileSelector(pdb.spec?.selector) ?? (() => false);
+  const matcher = compileLabelSelector(pdb.spec?.selector as LabelSelector | undefined).matches ?? (() => false);
   const live = pods.filter((p) => matcher(p.metadata?.labels) && p.status?.phase !== 'Succeeded' && p.status?.phase !== 'Failed');
   // Times stay as the API wrote them (strings on the wire, whatever the typings say), so an
   // unchanged status compares equal and is not rewritten.

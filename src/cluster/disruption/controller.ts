@@ -10,7 +10,7 @@ import { NAMESPACE_INDEX } from '../../runtime/cache.ts';
 import type { ControllerContext } from '../../runtime/context.ts';
 import { Controller } from '../../runtime/controller.ts';
 import { resources } from '../../runtime/resources.ts';
-import { compileSelector } from '../workload-common/labels.ts';
+import { compileLabelSelector, type LabelSelector } from '../../api/label-selector.ts';
 import { budgetStatus, DISRUPTED_POD_TIMEOUT_MS } from './budget.ts';
 
 export function createDisruptionController(ctx: ControllerContext): Controller {
@@ -45,7 +45,7 @@ export function createDisruptionController(ctx: ControllerContext): Controller {
   controller.watchMapped(pods, (p) =>
     budgets.store
       .byIndex(NAMESPACE_INDEX, p.metadata?.namespace ?? '')
-      .filter((b) => compileSelector(b.spec?.selector)?.(p.metadata?.labels) ?? false)
+      .filter((b) => compileLabelSelector(b.spec?.selector as LabelSelector | undefined).matches?.(p.metadata?.labels) ?? false)
       .map((b) => `${b.metadata?.namespace}/${b.metadata?.name}`),
   );
   return controller;

@@ -19,7 +19,7 @@ import type { ControllerContext } from '../../runtime/context.ts';
 import { Controller } from '../../runtime/controller.ts';
 import type { Informer } from '../../runtime/informer.ts';
 import type { ResourceRef } from '../../runtime/resources.ts';
-import { discoverResources, type DiscoveredResources } from './discovery.ts';
+import { discoverResources, type DiscoveredResources } from '../../runtime/discovery.ts';
 import { FOREGROUND_FINALIZER, ORPHAN_FINALIZER, OwnershipGraph, type GraphNode, type GraphWork, type Identity, type ObservedObject } from './graph.ts';
 
 export interface GarbageCollectorOptions {
@@ -83,7 +83,7 @@ class GarbageCollector extends Controller {
   private async syncMonitors(signal: AbortSignal): Promise<void> {
     this.resources = await discoverResources(this.gcContext.client, signal);
     const started: Informer<KubernetesObject>[] = [];
-    for (const ref of this.resources.refs) {
+    for (const ref of this.resources.collectable) {
       const id = `${ref.group}/${ref.resource}`;
       if (this.monitored.has(id)) continue;
       const informer = this.gcContext.informers.informer<KubernetesObject>(ref);

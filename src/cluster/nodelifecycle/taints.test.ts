@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { NOT_READY, UNREACHABLE, tolerates, tolerationSeconds } from './taints.ts';
+import { NOT_READY, UNREACHABLE, tolerationSeconds } from './taints.ts';
 
 const unreachable = { key: UNREACHABLE, effect: 'NoExecute' };
 
@@ -15,9 +15,5 @@ describe('NoExecute toleration arithmetic', () => {
   it('an untolerated foreign NoExecute taint evicts at once; NoSchedule taints do not count', () => {
     assert.equal(tolerationSeconds([], [{ key: 'dedicated', value: 'db', effect: 'NoExecute' }], 300), 0);
     assert.equal(tolerationSeconds([], [{ key: NOT_READY, effect: 'NoSchedule' }], 300), Infinity);
-  });
-  it('matches tolerations by key, value, operator and effect', () => {
-    assert.ok(tolerates({ operator: 'Exists' }, unreachable));
-    assert.ok(!tolerates({ key: 'x', operator: 'Equal', value: 'a', effect: 'NoExecute' }, { key: 'x', value: 'b', effect: 'NoExecute' }));
   });
 });

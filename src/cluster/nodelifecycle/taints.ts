@@ -1,15 +1,10 @@
-/** Taint and toleration rules the node lifecycle controller needs (pure functions). */
+/** How long a pod may stay on a node with NoExecute taints (pure); which toleration matches which taint is api/taints.ts. */
 import type { V1Taint, V1Toleration } from '@kubernetes/client-node';
+import { tolerates } from '../../api/taints.ts';
 import type { DeepReadonly } from '../../runtime/readonly.ts';
 
 export const UNREACHABLE = 'node.kubernetes.io/unreachable';
 export const NOT_READY = 'node.kubernetes.io/not-ready';
-
-export function tolerates(t: DeepReadonly<V1Toleration>, taint: DeepReadonly<V1Taint>): boolean {
-  if (t.effect && t.effect !== taint.effect) return false;
-  if (t.operator === 'Exists') return !t.key || t.key === taint.key;
-  return t.key === taint.key && (t.value ?? '') === (taint.value ?? '');
-}
 
 /**
  * How long a pod may stay on a node with these NoExecute taints, in seconds: 0 if one is not

@@ -4,8 +4,8 @@
  * (availableReplicas). A failed create or delete sets `ReplicaFailure=True` with the API's
  * error as the message (a quota refusal reads as the quota says); the next clean pass removes it.
  */
+import { matchesLabelSet } from '../../api/label-selector.ts';
 import { formatTimestamp } from '../../api/time.ts';
-import { hasAllLabels } from '../workload-common/labels.ts';
 import { isPodAvailable, isPodReady, type Pod } from '../workload-common/pods.ts';
 import type { ReplicaSet, ReplicaSetCondition, ReplicaSetStatus } from './types.ts';
 
@@ -24,7 +24,7 @@ export function calculateStatus(rs: ReplicaSet, activePods: readonly Pod[], fail
   let ready = 0;
   let available = 0;
   for (const pod of activePods) {
-    if (hasAllLabels(pod.metadata?.labels, templateLabels)) fullyLabeled++;
+    if (matchesLabelSet(templateLabels, pod.metadata?.labels)) fullyLabeled++;
     if (isPodReady(pod)) {
       ready++;
       if (isPodAvailable(pod, minReadySeconds, nowMs)) available++;

@@ -6,6 +6,7 @@
  * back to the queue for a retry with backoff.
  */
 import type { V1Pod, V1ReplicaSet } from '@kubernetes/client-node';
+import { compileLabelSelector, type LabelMatcher } from '../../api/label-selector.ts';
 import { objectKey } from '../../runtime/cache.ts';
 import type { ApiClient } from '../../runtime/client.ts';
 import { controllerOf } from '../../runtime/controller.ts';
@@ -15,7 +16,6 @@ import { resources } from '../../runtime/resources.ts';
 import { claim } from '../workload-common/claim.ts';
 import { errorMessage } from '../workload-common/errors.ts';
 import type { Expectations } from '../workload-common/expectations.ts';
-import { compileSelector, type LabelMatcher } from '../workload-common/labels.ts';
 import { CONTROLLER_UID_INDEX, ORPHAN_INDEX } from '../workload-common/owners.ts';
 import { podFromTemplate, type PodControl } from '../workload-common/pod-control.ts';
 import { isPodActive, type Pod } from '../workload-common/pods.ts';
@@ -44,7 +44,7 @@ const compiled = new WeakMap<object, LabelMatcher | undefined>();
 export function selectorOf(rs: ReplicaSet): LabelMatcher | undefined {
   const sel = rs.spec?.selector;
   if (!sel) return undefined;
-  if (!compiled.has(sel)) compiled.set(sel, compileSelector(sel));
+  if (!compiled.has(sel)) compiled.set(sel, compileLabelSelector(sel).matches);
   return compiled.get(sel);
 }
 

@@ -4,22 +4,27 @@
  * reads them. Also the two questions the scheduler asks of a raw pod: is it waiting for this
  * scheduler, and does it still occupy its node.
  */
-import type { V1PodAffinityTerm } from '@kubernetes/client-node';
+import type { V1LabelSelector, V1PodAffinityTerm } from '@kubernetes/client-node';
+import { compileLabelSelector, selectsNothing, type LabelMatcher } from '../../api/label-selector.ts';
 import { objectKey } from '../../runtime/cache.ts';
 import { controllerOf } from '../../runtime/controller.ts';
 import type { DeepReadonly } from '../../runtime/readonly.ts';
-import { compileLabelSelector } from './label-selector.ts';
 import { podRequests } from './pod-requests.ts';
 import type { AffinityTerm, Pod, PodInfo } from './types.ts';
 
 export const DEFAULT_SCHEDULER_NAME = 'default-scheduler';
 
+/** A selector Kubernetes would reject selects nothing: affinity to it cannot be met, and anti-affinity to it excludes no node. */
+function compileSelector(selector: DeepReadonly<V1LabelSelector> | undefined): LabelMatcher {
+  return compileLabelSelector(selector).matches ?? selectsNothing;
+}
+
 function compileTerm(namespace: string, term: DeepReadonly<V1PodAffinityTerm>): AffinityTerm {
   const named = term.namespaces ?? [];
   return {
-    matchesLabels: compileLabelSelector(term.labelSelector),
+    matchesLabels: compileSelector(term.labelSelector),
     namespaces: new Set(named.length === 0 && !term.namespaceSelector ? [namespace] : named),
-    matchesNamespace: term.namespaceSelector ? compileLabelSelector(term.namespaceSelector) : undefined,
+    matchesNamespace: term.namespaceSelector ? compileSelector(term.namespaceSelector) : undefined,
     topologyKey: term.topologyKey,
   };
 }

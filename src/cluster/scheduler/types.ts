@@ -6,6 +6,7 @@
  * kube-scheduler's PodInfo and NodeInfo, reduced to what Shipyard's filters read.
  */
 import type { V1Node, V1Pod } from '@kubernetes/client-node';
+import type { LabelMatcher } from '../../api/label-selector.ts';
 import type { DeepReadonly } from '../../runtime/readonly.ts';
 
 export type Pod = DeepReadonly<V1Pod>;
@@ -32,8 +33,6 @@ export interface Resources {
   /** Bytes. */
   readonly memory: number;
 }
-
-export type LabelMatcher = (labels: Labels | undefined) => boolean;
 
 /** A pod (anti-)affinity term, compiled: which pods it selects, and over which topology. */
 export interface AffinityTerm {

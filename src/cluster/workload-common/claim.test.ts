@@ -2,10 +2,10 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { V1Pod } from '@kubernetes/client-node';
 import { planClaim } from './claim.ts';
-import { compileSelector } from './labels.ts';
+import { compileLabelSelector } from '../../api/label-selector.ts';
 
 const owner = { metadata: { name: 'rs', namespace: 'ns', uid: 'u-rs' } };
-const matches = compileSelector({ matchLabels: { app: 'web' } })!;
+const matches = compileLabelSelector({ matchLabels: { app: 'web' } }).matches!;
 const ref = (uid: string) => [{ apiVersion: 'apps/v1', kind: 'ReplicaSet', name: 'x', uid, controller: true }];
 const pod = (name: string, labels: Record<string, string>, extra: Partial<NonNullable<V1Pod['metadata']>> = {}): V1Pod => ({ metadata: { name, namespace: 'ns', uid: `u-${name}`, labels, ...extra } });
 

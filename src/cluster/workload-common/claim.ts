@@ -10,12 +10,12 @@
  * not an error: the informer will show who won.
  */
 import type { KubernetesObject } from '@kubernetes/client-node';
+import type { LabelMatcher } from '../../api/label-selector.ts';
 import { ApiError, type ApiClient } from '../../runtime/client.ts';
 import { controllerOf } from '../../runtime/controller.ts';
 import type { DeepReadonly } from '../../runtime/readonly.ts';
 import type { ResourceRef } from '../../runtime/resources.ts';
 import { controllerRef, type OwnerLike } from './owners.ts';
-import type { LabelMatcher } from './labels.ts';
 
 export interface ClaimPlan<T> {
   /** Controlled by the owner and matching: already ours. */

@@ -2,7 +2,7 @@
 import { isDeepStrictEqual } from 'node:util';
 import { fieldError, type FieldError } from '../../../api/field-errors.ts';
 import type { KubeObject, Strategy } from '../resource.ts';
-import { matchLabelSelector, type LabelSelector } from '../../selectors/label-selector.ts';
+import { labelSelectorOperators, matchLabelSelector, type LabelSelector } from '../../../api/label-selector.ts';
 import { defaultPodSpec, validatePodSpec } from './pod-spec.ts';
 
 export function validateLabelSelector(selector: unknown, path: string): FieldError[] {
@@ -15,8 +15,7 @@ export function validateLabelSelector(selector: unknown, path: string): FieldErr
     else
       s.matchExpressions.forEach((e: KubeObject, i: number) => {
         const p = `${path}.matchExpressions[${i}]`;
-        const ops = ['In', 'NotIn', 'Exists', 'DoesNotExist'];
-        if (!ops.includes(e?.operator)) errs.push(fieldError.notSupported(`${p}.operator`, e?.operator, ops));
+        if (!labelSelectorOperators.includes(e?.operator)) errs.push(fieldError.notSupported(`${p}.operator`, e?.operator, labelSelectorOperators));
         else if ((e.operator === 'In' || e.operator === 'NotIn') && (!Array.isArray(e.values) || e.values.length === 0)) errs.push(fieldError.required(`${p}.values`, 'must be specified when `operator` is \'In\' or \'NotIn\''));
         else if ((e.operator === 'Exists' || e.operator === 'DoesNotExist') && Array.isArray(e.values) && e.values.length) errs.push(fieldError.forbidden(`${p}.values`, 'may not be specified when `operator` is \'Exists\' or \'DoesNotExist\''));
       });

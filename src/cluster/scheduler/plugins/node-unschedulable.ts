@@ -3,8 +3,8 @@
  * tolerates the taint that cordoning stands for, `node.kubernetes.io/unschedulable:NoSchedule`
  * (DaemonSet pods do, so a cordoned node still gets its daemons).
  */
+import { toleratesTaint } from '../../../api/taints.ts';
 import type { FilterFailure, FilterResult, Node, Pod } from '../types.ts';
-import { toleratesTaint } from './taint-toleration.ts';
 
 export const ERR_REASON_UNSCHEDULABLE = 'node(s) were unschedulable';
 export const TAINT_NODE_UNSCHEDULABLE = 'node.kubernetes.io/unschedulable';

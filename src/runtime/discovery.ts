@@ -1,11 +1,12 @@
 /**
- * Which resources the garbage collector watches: every resource the API serves that can be
- * listed, watched and deleted, found through discovery (so CustomResources count as soon as
- * their CRD is served). Events are left out, as kube-controller-manager leaves them out: they
- * are many, short-lived, and nobody owns them.
+ * What the API serves, from discovery: for a kind named by apiVersion (an ownerReference, a
+ * manifest), where it lives; and which resources can be listed, watched and deleted (what a
+ * garbage collector watches: CustomResources count as soon as their CRD is served). Events are
+ * left out of the latter, as kube-controller-manager leaves them out: they are many,
+ * short-lived, and nobody owns them.
  */
-import type { ApiClient } from '../../runtime/client.ts';
-import type { ResourceRef } from '../../runtime/resources.ts';
+import type { ApiClient } from './client.ts';
+import type { ResourceRef } from './resources.ts';
 
 interface ApiResource {
   name: string;
@@ -22,8 +23,8 @@ interface ApiResourceList {
 const ignored = new Set(['/events', 'events.k8s.io/events']);
 
 export interface DiscoveredResources {
-  /** Every list/watch/delete-able resource, preferred version per group. */
-  readonly refs: readonly ResourceRef[];
+  /** Every list/watch/delete-able resource but events, preferred version per group. */
+  readonly collectable: readonly ResourceRef[];
   /** Looks a kind up by the apiVersion an ownerReference carries (any served version). */
   byKind(apiVersion: string, kind: string): ResourceRef | undefined;
 }
@@ -56,5 +57,5 @@ export async function discoverResources(client: ApiClient, signal?: AbortSignal)
       if (preferred && collectable(r) && !ignored.has(`${group}/${r.name}`)) refs.push(ref);
     }
   }
-  return { refs, byKind: (apiVersion, kind) => kinds.get(`${apiVersion}|${kind}`) };
+  return { collectable: refs, byKind: (apiVersion, kind) => kinds.get(`${apiVersion}|${kind}`) };
 }
