@@ -19,9 +19,10 @@ const allowed: Record<string, readonly string[]> = {
   runtime: ['api'],
   cluster: ['runtime', 'api'],
   node: ['runtime', 'api'],
-  operators: ['runtime', 'api'],
+  // The CVO reads payloads; release/ is the payload format, not an operator.
+  operators: ['runtime', 'api', 'release'],
   cloud: ['api'],
-  release: [],
+  release: ['api'],
   cli: ['*'],
 };
 
