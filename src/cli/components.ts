@@ -16,6 +16,8 @@ export const components: Readonly<Record<string, ComponentEntry>> = {
   'kube-apiserver': { load: async () => (await import('../apiserver/component.ts')).start },
   'kube-controller-manager': { load: async () => (await import('../cluster/controller-manager.ts')).start },
   'kube-scheduler': { load: async () => (await import('../cluster/scheduler-component.ts')).start },
+  'cluster-version-operator': { load: async () => (await import('../operators/cluster-version/component.ts')).start },
+  'config-operator': { load: async () => (await import('../operators/config/component.ts')).start },
 };
 
 /** `shipyard.local/<name>:v<version>`: a registry host with a dot, so no reference normalization touches it. */

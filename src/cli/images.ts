@@ -24,8 +24,8 @@ export function listImages(dataDir: string): string {
   return [header, ...rows].map((r) => r.map((v, c) => v.padEnd(widths[c]!)).join('   ').trimEnd()).join('\n') + '\n';
 }
 
-export function importImage(dataDir: string, ref: string, entrypoint: string): string {
+export function importImage(dataDir: string, ref: string, entrypoint: string, content: Readonly<Record<string, string>> = {}): string {
   if (!existsSync(entrypoint) || !statSync(entrypoint).isFile()) throw new Error(`--entrypoint ${entrypoint}: no such file`);
-  const record = storeFor(dataDir).import(ref, { entrypoint });
+  const record = storeFor(dataDir).import(ref, { entrypoint, content });
   return `imported ${record.ref} (${record.digest}) → ${record.entrypoint}\n`;
 }

@@ -1,12 +1,13 @@
 /**
  * The `shipyard` command line: the composition root that starts components.
  *   shipyard up                      the local datacenter (what `npm start` runs)
+ *   shipyard status                  ClusterVersion, ClusterOperators and nodes on one screen
  *   shipyard node <action> NODE      acts on a running datacenter's node
  *   shipyard image list|import       the local image store
  *   shipyard component <name> ...    one component as this process (what a process pod runs)
  *   shipyard apiserver               the embedded API server on its own
  */
-import { resolve } from 'node:path';
+import { join, resolve } from 'node:path';
 import { Command, InvalidArgumentError, Option } from 'commander';
 
 function port(value: string): number {
@@ -41,10 +42,25 @@ program
   .addOption(new Option('--api-port <port>', 'port of the API load balancer on 127.0.0.1').argParser(port).default(6443))
   .addOption(new Option('--cloud-port <port>', 'port of the cloud API on 127.0.0.1').argParser(port).default(6080))
   .option('--node-monitor-grace-period <duration>', 'how long a node may go without renewing its Lease before it is marked Unknown', '40s')
-  .action(async (opts: { dataDir: string; masters: number; workers: number; mastersSchedulable: boolean; apiPort: number; cloudPort: number; nodeMonitorGracePeriod: string }, cmd: Command) => {
+  .addOption(new Option('--cvo-reconcile-interval <duration>', 'how often the cluster-version-operator revisits every manifest (first start only; default 2-4 minutes, random)').hideHelp())
+  .action(async (opts: { dataDir: string; masters: number; workers: number; mastersSchedulable: boolean; apiPort: number; cloudPort: number; nodeMonitorGracePeriod: string; cvoReconcileInterval?: string }, cmd: Command) => {
     const { runUp } = await import('./up/run.ts');
     const explicit = (name: string): boolean => cmd.getOptionValueSource(name) === 'cli';
     await runUp({ ...opts, dataDir: resolve(opts.dataDir), explicitShape: explicit('masters') || explicit('workers') });
+  });
+
+program
+  .command('status')
+  .description('the cluster on one screen: ClusterVersion, every ClusterOperator, the nodes')
+  .addOption(dataDirOption())
+  .action(async (opts: { dataDir: string }) => {
+    const { printStatus } = await import('./cluster-status.ts');
+    try {
+      process.stdout.write(await printStatus(join(resolve(opts.dataDir), 'kubeconfig')));
+    } catch (err) {
+      process.stderr.write(`error: ${(err as Error).message}\n`);
+      process.exitCode = 1;
+    }
   });
 
 const node = program.command('node').description('act on a node of the running datacenter');
@@ -83,11 +99,18 @@ image
   .command('import <ref>')
   .description('make a program a runnable image: pods using REF run FILE as a process')
   .requiredOption('--entrypoint <file>', 'the program (a .js/.mjs/.ts file run by Node, or an executable)')
+  .option('--content <path=dir>', 'a directory the image carries at PATH (repeatable), e.g. /release-manifests=./payload', (v: string, acc: string[]) => [...acc, v], [] as string[])
   .addOption(dataDirOption())
-  .action(async (ref: string, opts: { dataDir: string; entrypoint: string }) => {
+  .action(async (ref: string, opts: { dataDir: string; entrypoint: string; content: string[] }) => {
     const { importImage } = await import('./images.ts');
     try {
-      process.stdout.write(importImage(resolve(opts.dataDir), ref, resolve(opts.entrypoint)));
+      const content: Record<string, string> = {};
+      for (const c of opts.content) {
+        const eq = c.indexOf('=');
+        if (eq <= 0) throw new Error(`--content ${c}: expected PATH=DIR`);
+        content[c.slice(0, eq)] = resolve(c.slice(eq + 1));
+      }
+      process.stdout.write(importImage(resolve(opts.dataDir), ref, resolve(opts.entrypoint), content));
     } catch (err) {
       process.stderr.write(`error: ${(err as Error).message}\n`);
       process.exitCode = 1;

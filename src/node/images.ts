@@ -11,6 +11,11 @@ export interface ImageRecord {
   readonly ref: string;
   readonly entrypoint: string;
   readonly args: readonly string[];
+  /**
+   * Files the image carries besides its program: container path → host directory. A release
+   * image carries its payload at `/release-manifests`, as OpenShift's does.
+   */
+  readonly content?: Readonly<Record<string, string>>;
   readonly importedAt: string;
   readonly digest: string;
   readonly builtin: boolean;
@@ -19,7 +24,7 @@ export interface ImageRecord {
 export interface ImageStore {
   list(): ImageRecord[];
   resolve(ref: string): ImageRecord | undefined;
-  import(ref: string, opts: { entrypoint: string; args?: readonly string[]; builtin?: boolean }): ImageRecord;
+  import(ref: string, opts: { entrypoint: string; args?: readonly string[]; builtin?: boolean; content?: Readonly<Record<string, string>> }): ImageRecord;
   remove(ref: string): boolean;
 }
 
@@ -34,8 +39,18 @@ export function normalizeRef(ref: string): string {
   return r.slice(lastSlash + 1).includes(':') ? r : `${r}:latest`;
 }
 
-function digestOf(file: string): string {
-  return `sha256:${createHash('sha256').update(readFileSync(file)).digest('hex')}`;
+function digestOf(file: string, content: Readonly<Record<string, string>> | undefined): string {
+  const hash = createHash('sha256').update(readFileSync(file));
+  // Content is referenced, not copied: the digest covers where it lives, so a re-import elsewhere is a new image.
+  if (content && Object.keys(content).length) hash.update(JSON.stringify(Object.entries(content).sort()));
+  return `sha256:${hash.digest('hex')}`;
+}
+
+function checkContent(ref: string, content: Readonly<Record<string, string>> | undefined): void {
+  for (const [path, dir] of Object.entries(content ?? {})) {
+    if (!isAbsolute(path) || path === '/') throw new Error(`image ${ref}: content path "${path}" must be an absolute path below /`);
+    if (!isAbsolute(dir) || !existsSync(dir) || !statSync(dir).isDirectory()) throw new Error(`image ${ref}: content ${path}=${dir} is not a directory`);
+  }
 }
 
 export function openImageStore(dir: string): ImageStore {
@@ -81,18 +96,20 @@ export function openImageStore(dir: string): ImageStore {
       const normalized = normalizeRef(ref);
       if (!isAbsolute(opts.entrypoint)) throw new Error(`image ${normalized}: entrypoint "${opts.entrypoint}" must be an absolute path`);
       if (!existsSync(opts.entrypoint) || !statSync(opts.entrypoint).isFile()) throw new Error(`image ${normalized}: entrypoint ${opts.entrypoint} is not a file`);
+      checkContent(normalized, opts.content);
       const record: ImageRecord = {
         ref: normalized,
         entrypoint: opts.entrypoint,
         args: [...(opts.args ?? [])],
+        ...(opts.content && Object.keys(opts.content).length ? { content: { ...opts.content } } : {}),
         importedAt: new Date().toISOString(),
-        digest: digestOf(opts.entrypoint),
+        digest: digestOf(opts.entrypoint, opts.content),
         builtin: opts.builtin ?? false,
       };
       const images = read().filter((i) => i.ref !== normalized);
       const existing = read().find((i) => i.ref === normalized);
       // Re-registering an unchanged built-in image on every start must not rewrite the file.
-      if (existing && existing.digest === record.digest && existing.entrypoint === record.entrypoint && existing.builtin === record.builtin) return existing;
+      if (existing && existing.digest === record.digest && existing.entrypoint === record.entrypoint && existing.builtin === record.builtin && JSON.stringify(existing.args) === JSON.stringify(record.args)) return existing;
       write([...images, record]);
       return record;
     },

@@ -14,6 +14,8 @@ export interface ClusterSpec {
   /** The load balancer in the admin kubeconfig: 127.0.0.1:<apiPort>. */
   readonly apiPort: number;
   readonly cloudPort: number;
+  /** The CVO's reconcile interval, fixed into the release payloads; absent: 2–4 minutes. */
+  readonly cvoReconcileInterval?: string;
   readonly createdAt: string;
 }
 
@@ -23,6 +25,7 @@ export interface SpecRequest {
   mastersSchedulable: boolean;
   apiPort: number;
   cloudPort: number;
+  cvoReconcileInterval?: string;
 }
 
 export function loadOrCreateSpec(dataDir: string, req: SpecRequest): { spec: ClusterSpec; resumed: boolean; ignored: string[] } {

@@ -1,6 +1,6 @@
 /**
- * The view while nodes come up: one row per node (instance state, kubelet, readiness) redrawn
- * in place on a terminal; on anything else (CI logs, a test's pipe) one plain line per change,
+ * The view while the cluster comes up: one row per node (instance state, kubelet, readiness),
+ * then one per ClusterOperator while the CVO installs, redrawn in place on a terminal; on anything else (CI logs, a test's pipe) one plain line per change,
  * since redraw escapes would only garble a log.
  */
 import { createLogUpdate } from 'log-update';
@@ -14,16 +14,18 @@ export interface NodeRow {
 }
 
 export interface ProgressView {
-  update(rows: readonly NodeRow[], headline: string): void;
+  /** Redraws `rows` (the first is the header; the first column names a row) under `headline`. */
+  update(rows: readonly (readonly string[])[], headline: string): void;
   done(): void;
 }
 
-function table(rows: readonly NodeRow[]): string {
-  const header: NodeRow = { name: 'NODE', role: 'ROLE', ip: 'INTERNAL-IP', instance: 'INSTANCE', node: 'STATUS' };
-  const all = [header, ...rows];
-  const keys: (keyof NodeRow)[] = ['name', 'role', 'ip', 'instance', 'node'];
-  const widths = keys.map((k) => Math.max(...all.map((r) => r[k].length)));
-  return all.map((r) => keys.map((k, i) => r[k].padEnd(widths[i]!)).join('   ').trimEnd()).join('\n');
+export function table(rows: readonly (readonly string[])[]): string {
+  const widths = (rows[0] ?? []).map((_, c) => Math.max(...rows.map((r) => (r[c] ?? '').length)));
+  return rows.map((r) => r.map((v, i) => (i === r.length - 1 ? v : v.padEnd(widths[i]!))).join('   ').trimEnd()).join('\n');
+}
+
+export function nodeTable(rows: readonly NodeRow[]): string[][] {
+  return [['NODE', 'ROLE', 'INTERNAL-IP', 'INSTANCE', 'STATUS'], ...rows.map((r) => [r.name, r.role, r.ip, r.instance, r.node])];
 }
 
 export function createProgressView(stream: NodeJS.WriteStream = process.stdout): ProgressView {
@@ -44,11 +46,12 @@ export function createProgressView(stream: NodeJS.WriteStream = process.stdout):
         stream.write(`${headline}\n`);
         lastHeadline = gist;
       }
-      for (const r of rows) {
-        const line = `  ${r.name} (${r.role}, ${r.ip}): instance ${r.instance}, node ${r.node}`;
-        if (last.get(r.name) !== line) {
+      const [header, ...body] = rows;
+      for (const r of body) {
+        const line = `  ${r[0]}: ${r.slice(1).map((v, i) => `${(header?.[i + 1] ?? '').toLowerCase()} ${v}`).join(', ')}`;
+        if (last.get(r[0] ?? '') !== line) {
           stream.write(`${line}\n`);
-          last.set(r.name, line);
+          last.set(r[0] ?? '', line);
         }
       }
     },
@@ -56,10 +59,10 @@ export function createProgressView(stream: NodeJS.WriteStream = process.stdout):
   };
 }
 
-export function renderSummary(o: { dataDir: string; kubeconfig: string; rows: readonly NodeRow[]; masters: number; workers: number; resumed: boolean; elapsedMs: number }): string {
+export function renderSummary(o: { dataDir: string; kubeconfig: string; rows: readonly NodeRow[]; masters: number; workers: number; resumed: boolean; elapsedMs: number; version?: string; operators?: readonly (readonly string[])[] }): string {
   const lines = [
     '',
-    `Shipyard cluster ${o.resumed ? 'resumed' : 'is up'}: ${o.masters} master(s), ${o.workers} worker(s), in ${(o.elapsedMs / 1000).toFixed(1)} s`,
+    `Shipyard cluster ${o.resumed ? 'resumed' : 'is up'}: ${o.masters} master(s), ${o.workers} worker(s)${o.version ? `, version ${o.version}` : ''}, in ${(o.elapsedMs / 1000).toFixed(1)} s`,
     `  data directory: ${o.dataDir}`,
     `  kubeconfig:     ${o.kubeconfig}`,
     '',
@@ -67,8 +70,10 @@ export function renderSummary(o: { dataDir: string; kubeconfig: string; rows: re
     `  export KUBECONFIG=${o.kubeconfig}`,
     '  kubectl get nodes -o wide',
     '',
-    table(o.rows),
+    table(nodeTable(o.rows)),
     '',
+    ...(o.operators && o.operators.length > 1 ? [table(o.operators), ''] : []),
+    `Cluster status: shipyard status --data-dir ${o.dataDir}   (or kubectl get clusterversion,clusteroperators)`,
     `Node operations: shipyard node stop-kubelet|start-kubelet|reboot NODE --data-dir ${o.dataDir}`,
     'Stop with Ctrl-C (SIGINT) or SIGTERM; `shipyard up` on the same data directory resumes this cluster.',
     '',

@@ -10,12 +10,12 @@
  * datacenter's reaper can kill it if the datacenter itself dies.
  */
 import { execFile, spawn } from 'node:child_process';
-import { createWriteStream, mkdirSync } from 'node:fs';
+import { createWriteStream, existsSync, mkdirSync, rmSync, symlinkSync } from 'node:fs';
 import { constants } from 'node:os';
 import { dirname, extname, join } from 'node:path';
 import { createInterface } from 'node:readline';
 import type { ContainerExit, ContainerRuntime, ContainerSpec, RunningContainer } from '../container-runtime.ts';
-import type { ImageStore } from '../images.ts';
+import type { ImageRecord, ImageStore } from '../images.ts';
 import { criLine } from '../logs.ts';
 
 export interface PidRegistry {
@@ -32,6 +32,17 @@ function programFor(entrypoint: string): { file: string; prefix: string[] } {
   return { file: entrypoint, prefix: [] };
 }
 
+/** The image's own files appear at their paths in the rootfs, unless a volume is mounted there (a mount hides what the image has). */
+function linkImageContent(image: ImageRecord, rootfs: string): void {
+  for (const [path, dir] of Object.entries(image.content ?? {})) {
+    const link = join(rootfs, path);
+    if (existsSync(link)) continue;
+    mkdirSync(dirname(link), { recursive: true });
+    rmSync(link, { force: true }); // a dangling link left by an earlier image of the same name
+    symlinkSync(dir, link);
+  }
+}
+
 function signalNumber(sig: NodeJS.Signals | null): number {
   return sig ? ((constants.signals as Record<string, number>)[sig] ?? 9) : 0;
 }
@@ -45,6 +56,7 @@ export function createProcessRuntime(opts: { images: ImageStore; pidRegistry?: P
       if (!image) throw new Error(`image "${spec.image}" is not in the local image store`);
       const { file, prefix } = programFor(image.entrypoint);
       const argv = spec.command.length || spec.args.length ? [...spec.command, ...spec.args] : [...image.args];
+      linkImageContent(image, spec.rootfs);
       const cwd = spec.workingDir ? join(spec.rootfs, spec.workingDir) : spec.rootfs;
       mkdirSync(cwd, { recursive: true });
       mkdirSync(dirname(spec.logPath), { recursive: true });

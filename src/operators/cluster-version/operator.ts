@@ -1,0 +1,251 @@
+/**
+ * The Cluster Version Operator's control loop: one key, the ClusterVersion `version`.
+ * Each reconcile loads the desired release's payload, runs one pass over it (install, update
+ * or reconcile mode), writes ClusterVersion status as it goes, and asks to come back after the
+ * reconcile interval (2–4 minutes, random, unless set). A change of `spec.desiredUpdate` or of
+ * `spec.overrides` aborts the running pass, so the next one starts from the new wishes at once.
+ *
+ * Everything the CVO applies goes through the API; what it does not manage (an unmanaged
+ * override) it does not touch at all, and when its own Deployment is scaled to 0 there is no
+ * process left to reconcile anything: nothing brings it back but an admin.
+ */
+import { randomUUID } from 'node:crypto';
+import type { KubernetesObject, V1OwnerReference } from '@kubernetes/client-node';
+import { ApiError, isConflict, isNotFound } from '../../runtime/client.ts';
+import type { ControllerContext } from '../../runtime/context.ts';
+import { Controller } from '../../runtime/controller.ts';
+import { discoverResources, type DiscoveredResources } from '../../runtime/discovery.ts';
+import type { ResourceRef } from '../../runtime/resources.ts';
+import type { ClusterVersion } from '../../api/config/index.ts';
+import { formatTimestamp } from '../../api/time.ts';
+import { applyManifest, checkHealth } from './apply/index.ts';
+import { filterOverrides, planPayload, type LoadedPayload, type Override, type PayloadManifest } from './payload.ts';
+import type { PayloadSource } from './payload-source.ts';
+import { CLUSTER_VERSION_NAME, clusterOperators, clusterVersions } from './refs.ts';
+import { computeStatus, syncState, type ClusterVersionStatus, type Release, type SyncState } from './status.ts';
+import { defaultBackoff, runSyncPass, type Health, type PlannedManifest, type SyncMode, type SyncResult } from './sync-worker.ts';
+
+interface ClusterOperator extends KubernetesObject {
+  status?: { conditions?: { type: string; status: string; message?: string }[]; versions?: { name: string; version: string }[]; relatedObjects?: unknown[] };
+}
+
+export interface ClusterVersionOperatorOptions {
+  /** The release image this CVO runs from; its payload is `payloads.own()`. */
+  readonly releaseImage: string;
+  readonly payloads: PayloadSource;
+  /** A fixed interval between reconcile passes; by default random between 2 and 4 minutes. */
+  readonly reconcileIntervalMs?: number;
+  /** How often ClusterVersion status is written while a pass progresses. */
+  readonly progressWriteMs?: number;
+}
+
+const FIELD_MANAGER = 'cluster-version-operator';
+
+function randomInterval(): number {
+  return 120_000 + Math.floor(Math.random() * 120_000);
+}
+
+function describeApiError(err: unknown): { reason: string; message: string } {
+  if (err instanceof ApiError) return { reason: 'UpdatePayloadResourceInvalid', message: `the API server refused it: ${err.status.message ?? err.message}` };
+  return { reason: 'UpdatePayloadFailed', message: err instanceof Error ? err.message : String(err) };
+}
+
+/** The release to move to: the desired update when set (an image, or a version that names one), else the running one. */
+export function desiredRelease(cv: ClusterVersion | undefined, own: Release, imageForVersion: (version: string) => string): Release {
+  const du = cv?.spec?.desiredUpdate;
+  if (!du || (!du.image && !du.version)) return own;
+  if (du.image) return { image: du.image, version: du.version ?? '' };
+  if (du.version === own.version) return own;
+  return { version: du.version!, image: imageForVersion(du.version!) };
+}
+
+export function createClusterVersionOperator(ctx: ControllerContext, options: ClusterVersionOperatorOptions): Controller {
+  const versions = ctx.informers.informer<ClusterVersion>(clusterVersions, { fieldSelector: `metadata.name=${CLUSTER_VERSION_NAME}` });
+  const operators = ctx.informers.informer<ClusterOperator>(clusterOperators);
+  let discovery: { at: number; resources: DiscoveredResources } | undefined;
+  let running: { wishes: string; abort: AbortController } | undefined;
+  let attempt = 0;
+  let consecutiveFailures = 0;
+  const interval = (): number => options.reconcileIntervalMs ?? randomInterval();
+
+  /** What a pass depends on: a change aborts the pass running for older wishes. */
+  const wishesOf = (cv: ClusterVersion | undefined): string => JSON.stringify({ du: cv?.spec?.desiredUpdate ?? null, o: cv?.spec?.overrides ?? [] });
+
+  const resolve = async (apiVersion: string, kind: string): Promise<ResourceRef> => {
+    const fresh = async () => (discovery = { at: Date.now(), resources: await discoverResources(ctx.client) });
+    if (!discovery) await fresh();
+    let ref = discovery!.resources.byKind(apiVersion, kind);
+    // A CRD applied earlier in this pass is served only now: look again, but not more than once a second.
+    if (!ref && Date.now() - discovery!.at > 1000) ref = (await fresh()).resources.byKind(apiVersion, kind);
+    if (!ref) throw new Error(`no kind "${kind}" is served in ${apiVersion}`);
+    return ref;
+  };
+
+  const writeStatus = async (compute: (cv: ClusterVersion) => ClusterVersionStatus): Promise<void> => {
+    for (let i = 0; i < 3; i++) {
+      const cv = await ctx.client.get<ClusterVersion>(clusterVersions, undefined, CLUSTER_VERSION_NAME);
+      const status = compute(cv);
+      if (JSON.stringify(status) === JSON.stringify(cv.status ?? {})) return;
+      try {
+        await ctx.client.updateStatus(clusterVersions, { ...cv, status });
+        return;
+      } catch (err) {
+        if (!isConflict(err)) throw err;
+      }
+    }
+  };
+
+  const ownerRef = (cv: ClusterVersion): V1OwnerReference => ({ apiVersion: 'config.openshift.io/v1', kind: 'ClusterVersion', name: CLUSTER_VERSION_NAME, uid: cv.metadata!.uid!, controller: true });
+
+  /** ClusterOperators exist from the first pass on, so `kubectl get co` lists every operator while it installs. */
+  const precreateOperators = async (manifests: readonly PayloadManifest[]): Promise<void> => {
+    for (const m of manifests) {
+      if (m.kind !== 'ClusterOperator' || operators.store.get(m.name)) continue;
+      const obj = m.object as ClusterOperator;
+      try {
+        const created = await ctx.client.create<ClusterOperator>(clusterOperators, { apiVersion: m.apiVersion, kind: m.kind, metadata: { name: m.name, labels: obj.metadata?.labels, annotations: obj.metadata?.annotations } });
+        if (obj.status?.relatedObjects) await ctx.client.updateStatus(clusterOperators, { ...created, status: { relatedObjects: obj.status.relatedObjects } });
+      } catch (err) {
+        if (!(err instanceof ApiError && err.code === 409)) ctx.logger.warn({ operator: m.name, err: String(err) }, 'could not pre-create ClusterOperator');
+      }
+    }
+  };
+
+  const reconcile = async (): Promise<{ requeueAfterMs: number } | void> => {
+    let cv = versions.store.get(CLUSTER_VERSION_NAME) as ClusterVersion | undefined;
+    if (!cv) {
+      // The installer normally creates it; a CVO started on a bare cluster creates it itself.
+      try {
+        await ctx.client.create<ClusterVersion>(clusterVersions, { apiVersion: 'config.openshift.io/v1', kind: 'ClusterVersion', metadata: { name: CLUSTER_VERSION_NAME }, spec: { clusterID: randomUUID(), channel: '' } });
+      } catch (err) {
+        if (!(err instanceof ApiError && err.code === 409)) throw err;
+      }
+      return { requeueAfterMs: 1000 };
+    }
+    const own = await options.payloads.own();
+    const ownRelease = own.release;
+    const desired = desiredRelease(cv, ownRelease, (v) => options.payloads.imageForVersion(v));
+    const wishes = wishesOf(cv);
+    const abort = new AbortController();
+    running = { wishes, abort };
+    const now = () => formatTimestamp();
+    const overrides = cv.spec?.overrides ?? [];
+    const overridesSet = overrides.some((o) => o.unmanaged);
+    const notUpgradeable = () =>
+      operators.store
+        .list()
+        .map((o) => ({ name: o.metadata?.name ?? '', c: o.status?.conditions?.find((c) => c.type === 'Upgradeable') }))
+        .filter((x) => x.c?.status === 'False')
+        .map((x) => ({ name: x.name, message: x.c?.message ?? '' }));
+
+    let payload: LoadedPayload | 'pending';
+    try {
+      payload = desired.image === ownRelease.image ? own : await options.payloads.load(desired.image, abort.signal);
+    } catch (err) {
+      const message = err instanceof Error ? err.message : String(err);
+      await writeStatus((current) =>
+        computeStatus({ previous: current.status ?? {}, desired, generation: current.metadata?.generation, versionHash: current.status?.versionHash ?? '', state: syncState(current.status?.history, desired), payloadError: message, overridesSet, notUpgradeable: notUpgradeable(), channel: current.spec?.channel, now: now() }),
+      );
+      return { requeueAfterMs: Math.min(interval(), 30_000) };
+    }
+    if (payload === 'pending') return { requeueAfterMs: 1000 };
+    const loaded: LoadedPayload = payload;
+    const release: Release = { image: desired.image, version: loaded.release.version };
+    const state: SyncState = syncState(cv.status?.history, release);
+    const mode: SyncMode = state === 'Initializing' ? 'install' : state === 'Updating' ? 'update' : 'reconcile';
+    const manifests = filterOverrides(loaded.manifests, overrides);
+    attempt++;
+    const plan = planPayload(manifests, mode, attempt);
+    const byPlanned = new Map<PlannedManifest, PayloadManifest>(manifests.map((m) => [m, m]));
+    const cvForOwner = cv;
+
+    let lastProgressWrite = 0;
+    let progressTimer: NodeJS.Timeout | undefined;
+    let finished = false;
+    const progressPeriod = options.progressWriteMs ?? 1000;
+    let progress: SyncResult = { total: manifests.length, done: 0, failures: [], aborted: false };
+    const statusFor = (current: ClusterVersion, result: SyncResult | undefined): ClusterVersionStatus =>
+      computeStatus({ previous: current.status ?? {}, desired: release, generation: current.metadata?.generation, versionHash: loaded.versionHash, state, result, overridesSet, notUpgradeable: notUpgradeable(), channel: current.spec?.channel, now: now() });
+
+    await precreateOperators(manifests);
+    ctx.logger.info({ version: release.version, image: release.image, mode, manifests: manifests.length }, 'starting a pass over the payload');
+    const result = await runSyncPass({
+      mode,
+      plan,
+      parallelism: mode === 'reconcile' ? 2 : 16,
+      backoff: defaultBackoff(mode, options.reconcileIntervalMs ?? 120_000),
+      signal: abort.signal,
+      describeError: describeApiError,
+      apply: async (p, signal) => {
+        const m = byPlanned.get(p)!;
+        if (signal.aborted) return;
+        const ref = await resolve(m.apiVersion, m.kind);
+        await applyManifest(ctx.client, ref, m.object, { createOnly: m.createOnly, ownerRef: ownerRef(cvForOwner) });
+      },
+      health: async (p): Promise<Health> => {
+        const m = byPlanned.get(p)!;
+        const ref = await resolve(m.apiVersion, m.kind);
+        return checkHealth(ctx.client, ref, m.object, { mode });
+      },
+      remove: async (p) => {
+        const m = byPlanned.get(p)!;
+        const ref = await resolve(m.apiVersion, m.kind);
+        await ctx.client.deleteIfExists(ref, ref.namespaced ? m.namespace : undefined, m.name);
+      },
+      onProgress: (done, total) => {
+        progress = { ...progress, done, total };
+        // At most one write per period; a change inside the period is written at its end.
+        if (progressTimer) return;
+        const wait = Math.max(0, lastProgressWrite + progressPeriod - Date.now());
+        progressTimer = setTimeout(() => {
+          progressTimer = undefined;
+          if (abort.signal.aborted || finished) return;
+          lastProgressWrite = Date.now();
+          void writeStatus((current) => statusFor(current, progress)).catch((err: unknown) => ctx.logger.debug({ err: String(err) }, 'progress status write failed'));
+        }, wait);
+      },
+    });
+    finished = true;
+    clearTimeout(progressTimer);
+    if (running?.abort === abort) running = undefined;
+    if (result.aborted) return; // new wishes: the informer has queued the key again
+    await writeStatus((current) => statusFor(current, result));
+    for (const f of result.failures) ctx.logger.warn({ file: f.manifest.file, reason: f.reason, err: f.message }, 'manifest not applied');
+    if (result.failures.length === 0) {
+      consecutiveFailures = 0;
+      return { requeueAfterMs: interval() };
+    }
+    // Failure backoff: interval/16, doubled per consecutive failure, at most the interval.
+    consecutiveFailures++;
+    const base = options.reconcileIntervalMs ?? 120_000;
+    const backoff = Math.min(base, (base / 16) * 2 ** (consecutiveFailures - 1));
+    return { requeueAfterMs: Math.round(backoff * (0.8 + Math.random() * 0.4)) };
+  };
+
+  const controller = new Controller({
+    name: 'cluster-version-operator',
+    workers: 1,
+    observer: ctx.metrics?.forController('cluster-version-operator'),
+    onError: (r) => ctx.logger.warn({ err: String(r.error) }, 'cluster version sync failed; retrying'),
+    reconcile: async () => {
+      try {
+        return await reconcile();
+      } catch (err) {
+        if (isNotFound(err)) return { requeueAfterMs: 1000 };
+        throw err;
+      }
+    },
+  });
+  const onVersion = (cv: ClusterVersion | undefined): void => {
+    if (running && running.wishes !== wishesOf(cv)) running.abort.abort();
+    controller.enqueue(CLUSTER_VERSION_NAME);
+  };
+  versions.on('add', (cv) => onVersion(cv as ClusterVersion));
+  versions.on('update', (cv, old) => {
+    // Status writes (its own) must not restart the pass; spec changes do.
+    if (JSON.stringify((cv as ClusterVersion).spec) !== JSON.stringify((old as ClusterVersion).spec)) onVersion(cv as ClusterVersion);
+  });
+  versions.on('delete', () => controller.enqueue(CLUSTER_VERSION_NAME));
+  controller.enqueue(CLUSTER_VERSION_NAME);
+  return controller;
+}
