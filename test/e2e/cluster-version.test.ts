@@ -90,6 +90,7 @@ describe('cluster-version-operator (e2e)', { timeout: 900_000 }, () => {
     assert.equal((await operatorDeployment()).spec.replicas, 2, 'nothing reconciles while the CVO is scaled down');
     const status = await runShipyard(['status', '--data-dir', dataDir]);
     assert.match(status.stdout, /scaled to 0/, status.stdout);
+    assert.match(await ok(['get', 'clusterversion']), /reconciliation is paused: the cluster-version-operator is scaled to 0/, 'kubectl get clusterversion says so too');
     await ok(['scale', ...CVO, '--replicas=1']);
     await waitFor('the edit reverted once the CVO is back', async () => (await operatorDeployment()).spec.replicas === 1, 120_000);
   });
@@ -101,6 +102,19 @@ describe('cluster-version-operator (e2e)', { timeout: 900_000 }, () => {
       const c = condition(await clusterVersion(), 'Upgradeable');
       return c?.status === 'False' && c.reason === 'ClusterVersionOverridesSet';
     });
+    // A new minor release is refused while overrides are set (a patch release would go).
+    const minor = buildRelease({ dataDir, images: openImageStore(join(dataDir, 'images')), version: '0.2.0', previous: [DEFAULT_RELEASE_VERSION], reconcileInterval: `${INTERVAL_S}s` });
+    await ok(['patch', 'clusterversion/version', '--type=merge', '-p', JSON.stringify({ spec: { desiredUpdate: { version: '0.2.0', image: minor } } })]);
+    const refused = await waitFor('ReleaseAccepted=False PreconditionChecks', async () => {
+      const cv = await clusterVersion();
+      const c = condition(cv, 'ReleaseAccepted');
+      return c?.status === 'False' && c.reason === 'PreconditionChecks' ? cv : undefined;
+    });
+    assert.match(condition(refused, 'ReleaseAccepted').message, /ClusterVersionOverridesSet/);
+    assert.equal(refused.status.history[0].version, DEFAULT_RELEASE_VERSION, 'no update started');
+    await ok(['patch', 'clusterversion/version', '--type=json', '-p', '[{"op":"remove","path":"/spec/desiredUpdate"}]']);
+    await waitFor('ReleaseAccepted back to True', async () => condition(await clusterVersion(), 'ReleaseAccepted')?.status === 'True');
+
     await ok(['scale', ...OPERATOR, '--replicas=2']);
     await ok(['label', 'namespace', 'openshift-config-operator', 'openshift.io/run-level-']);
     await waitFor('the namespace label put back (the rest is still managed)', async () => (await json(['namespace', 'openshift-config-operator'])).metadata.labels?.['openshift.io/run-level'] === '', (INTERVAL_S + 20) * 1000);

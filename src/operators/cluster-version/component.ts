@@ -14,7 +14,8 @@ import { parseComponentFlags } from '../../runtime/component-flags.ts';
 import { containerPath } from '../../runtime/container-path.ts';
 import { loadKubeConfig } from '../../runtime/kubeconfig.ts';
 import { startManager } from '../../runtime/manager.ts';
-import { createClusterVersionOperator } from './operator.ts';
+import { ApiClient } from '../../runtime/client.ts';
+import { createClusterVersionOperator, reportIfScaledDown } from './operator.ts';
 import { createPayloadSource, UPDATE_PAYLOADS_PATH } from './payload-source.ts';
 import { CVO_NAMESPACE } from './refs.ts';
 
@@ -50,25 +51,35 @@ export async function start(ctx: ComponentContext): Promise<void> {
   if (!releaseImage) throw new Error('cluster-version-operator: --release-image is required');
   const reconcileIntervalMs = values['reconcile-interval'] ? parseDuration(String(values['reconcile-interval'])) : undefined;
   const kubeConfig = loadKubeConfig({ kubeconfig: common.kubeconfig, env: ctx.env, rootfs: ctx.rootfs });
+  // Only a CVO that led speaks for the cluster as it goes.
+  let led = false;
   const manager = startManager({
     component: 'cluster-version-operator',
     kubeConfig,
     signal: ctx.signal,
     leaderElection: common.leaderElect ? { namespace: CVO_NAMESPACE, name: 'version', leaseDurationMs: common.leaseDurationMs, renewDeadlineMs: common.renewDeadlineMs, retryPeriodMs: common.retryPeriodMs } : undefined,
-    controllers: (c) => [
-      createClusterVersionOperator(c, {
+    controllers: (c) => {
+      led = true;
+      const payloads = createPayloadSource({
+        client: c.client,
         releaseImage,
-        reconcileIntervalMs,
-        payloads: createPayloadSource({
-          client: c.client,
-          releaseImage,
-          ownDir: containerPath(RELEASE_MANIFESTS_PATH, ctx.rootfs),
-          updatePayloadsDir: containerPath(UPDATE_PAYLOADS_PATH, ctx.rootfs),
-          nodeName: ctx.env.NODE_NAME,
-          releaseRepository: String(values['release-repository']),
-        }),
-      }),
-    ],
+        ownDir: containerPath(RELEASE_MANIFESTS_PATH, ctx.rootfs),
+        updatePayloadsDir: containerPath(UPDATE_PAYLOADS_PATH, ctx.rootfs),
+        nodeName: ctx.env.NODE_NAME,
+        releaseRepository: String(values['release-repository']),
+      });
+      return [createClusterVersionOperator(c, { releaseImage, reconcileIntervalMs, payloads })];
+    },
   });
   await manager.done;
+  if (ctx.signal.aborted && led) {
+    const client = new ApiClient(kubeConfig, { userAgent: 'cluster-version-operator', timeoutMs: 5000 });
+    try {
+      await reportIfScaledDown(client);
+    } catch {
+      // Best effort within the grace period; the next CVO rewrites status anyway.
+    } finally {
+      client.close();
+    }
+  }
 }

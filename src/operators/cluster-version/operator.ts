@@ -10,18 +10,18 @@
  * process left to reconcile anything: nothing brings it back but an admin.
  */
 import { randomUUID } from 'node:crypto';
-import type { KubernetesObject, V1OwnerReference } from '@kubernetes/client-node';
-import { ApiError, isConflict, isNotFound } from '../../runtime/client.ts';
+import type { KubernetesObject, V1Deployment, V1OwnerReference } from '@kubernetes/client-node';
+import { ApiError, isConflict, isNotFound, type ApiClient } from '../../runtime/client.ts';
 import type { ControllerContext } from '../../runtime/context.ts';
 import { Controller } from '../../runtime/controller.ts';
 import { discoverResources, type DiscoveredResources } from '../../runtime/discovery.ts';
-import type { ResourceRef } from '../../runtime/resources.ts';
-import type { ClusterVersion } from '../../api/config/index.ts';
+import { resources, type ResourceRef } from '../../runtime/resources.ts';
+import { setCondition, type ClusterVersion } from '../../api/config/index.ts';
 import { formatTimestamp } from '../../api/time.ts';
 import { applyManifest, checkHealth } from './apply/index.ts';
 import { filterOverrides, planPayload, type LoadedPayload, type Override, type PayloadManifest } from './payload.ts';
 import type { PayloadSource } from './payload-source.ts';
-import { CLUSTER_VERSION_NAME, clusterOperators, clusterVersions } from './refs.ts';
+import { CLUSTER_VERSION_NAME, clusterOperators, clusterVersions, CVO_DEPLOYMENT, CVO_NAMESPACE } from './refs.ts';
 import { computeStatus, syncState, type ClusterVersionStatus, type Release, type SyncState } from './status.ts';
 import { defaultBackoff, runSyncPass, type Health, type PlannedManifest, type SyncMode, type SyncResult } from './sync-worker.ts';
 
@@ -40,6 +40,11 @@ export interface ClusterVersionOperatorOptions {
 }
 
 const FIELD_MANAGER = 'cluster-version-operator';
+
+/** `4.17.3` → `4.17`: what Upgradeable=False guards (a new minor or major). */
+function minorOf(version: string | undefined): string {
+  return (version ?? '').split('.').slice(0, 2).join('.');
+}
 
 function randomInterval(): number {
   return 120_000 + Math.floor(Math.random() * 120_000);
@@ -149,8 +154,25 @@ export function createClusterVersionOperator(ctx: ControllerContext, options: Cl
       return { requeueAfterMs: Math.min(interval(), 30_000) };
     }
     if (payload === 'pending') return { requeueAfterMs: 1000 };
-    const loaded: LoadedPayload = payload;
-    const release: Release = { image: desired.image, version: loaded.release.version };
+    let loaded: LoadedPayload = payload;
+    // Upgradeable=False blocks a new minor or major release (a patch release may still go,
+    // and `force` overrides): the CVO keeps reconciling what it runs and says why it refused.
+    let refused: { release: Release; reason: string; message: string } | undefined;
+    const head = cv.status?.history?.[0];
+    if (head && head.image !== desired.image && !cv.spec?.desiredUpdate?.force && minorOf(head.version) !== minorOf(loaded.release.version)) {
+      const blocker = overridesSet
+        ? { reason: 'ClusterVersionOverridesSet', message: 'Disabling ownership via cluster version overrides prevents upgrades. Please remove overrides before continuing.' }
+        : notUpgradeable()[0]
+          ? { reason: 'ClusterOperatorNotUpgradeable', message: `Cluster operator ${notUpgradeable()[0]!.name} should not be upgraded between minor versions: ${notUpgradeable()[0]!.message}` }
+          : undefined;
+      if (blocker) {
+        refused = { release: { image: desired.image, version: loaded.release.version }, ...blocker };
+        const current = head.image === ownRelease.image ? own : await options.payloads.load(head.image, abort.signal).catch(() => own);
+        if (current === 'pending') return { requeueAfterMs: 1000 };
+        loaded = current;
+      }
+    }
+    const release: Release = { image: loaded.release.image, version: loaded.release.version };
     const state: SyncState = syncState(cv.status?.history, release);
     const mode: SyncMode = state === 'Initializing' ? 'install' : state === 'Updating' ? 'update' : 'reconcile';
     const manifests = filterOverrides(loaded.manifests, overrides);
@@ -165,7 +187,7 @@ export function createClusterVersionOperator(ctx: ControllerContext, options: Cl
     const progressPeriod = options.progressWriteMs ?? 1000;
     let progress: SyncResult = { total: manifests.length, done: 0, failures: [], aborted: false };
     const statusFor = (current: ClusterVersion, result: SyncResult | undefined): ClusterVersionStatus =>
-      computeStatus({ previous: current.status ?? {}, desired: release, generation: current.metadata?.generation, versionHash: loaded.versionHash, state, result, overridesSet, notUpgradeable: notUpgradeable(), channel: current.spec?.channel, now: now() });
+      computeStatus({ previous: current.status ?? {}, desired: release, generation: current.metadata?.generation, versionHash: loaded.versionHash, state, result, refused, overridesSet, notUpgradeable: notUpgradeable(), channel: current.spec?.channel, now: now() });
 
     await precreateOperators(manifests);
     ctx.logger.info({ version: release.version, image: release.image, mode, manifests: manifests.length }, 'starting a pass over the payload');
@@ -248,4 +270,23 @@ export function createClusterVersionOperator(ctx: ControllerContext, options: Cl
   versions.on('delete', () => controller.enqueue(CLUSTER_VERSION_NAME));
   controller.enqueue(CLUSTER_VERSION_NAME);
   return controller;
+}
+
+/**
+ * Called as the CVO stops: when it stops because its own Deployment was scaled to 0, nothing
+ * will write ClusterVersion until someone scales it back, so it says so there first (the
+ * STATUS column of `kubectl get clusterversion` shows it) rather than leaving a status that
+ * reads as if the cluster were still watched over.
+ */
+export async function reportIfScaledDown(client: ApiClient, now: string = formatTimestamp()): Promise<boolean> {
+  const deployment = await client.get<V1Deployment>(resources.deployments, CVO_NAMESPACE, CVO_DEPLOYMENT).catch(() => undefined);
+  if (deployment?.spec?.replicas !== 0) return false;
+  const cv = await client.get<ClusterVersion>(clusterVersions, undefined, CLUSTER_VERSION_NAME);
+  const conditions = cv.status?.conditions ?? [];
+  const progressing = conditions.find((c) => c.type === 'Progressing');
+  const version = cv.status?.history?.find((h) => h.state === 'Completed')?.version ?? cv.status?.desired?.version ?? '';
+  const message = `Cluster version is ${version}; reconciliation is paused: the cluster-version-operator is scaled to 0 (kubectl scale --replicas=1 -n ${CVO_NAMESPACE} deployment/${CVO_DEPLOYMENT} resumes it)`;
+  const next = setCondition(conditions, { type: 'Progressing', status: progressing?.status ?? 'False', reason: 'ClusterVersionOperatorScaledDown', message }, now);
+  await client.updateStatus(clusterVersions, { ...cv, status: { ...cv.status!, conditions: next } });
+  return true;
 }

@@ -6,3 +6,4 @@ export const clusterOperators: ResourceRef = { group: 'config.openshift.io', ver
 
 export const CVO_NAMESPACE = 'openshift-cluster-version';
 export const CLUSTER_VERSION_NAME = 'version';
+export const CVO_DEPLOYMENT = 'cluster-version-operator';

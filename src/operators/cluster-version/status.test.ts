@@ -56,4 +56,13 @@ describe('ClusterVersion status', () => {
     assert.deepEqual(done.history!.map((h) => [h.version, h.state]), [['0.1.1', 'Completed'], ['0.1.0', 'Completed']]);
     assert.equal(done.history![0]!.completionTime, '2026-11-25T12:11:00Z');
   });
+
+  it('a refused release: ReleaseAccepted=False with the precondition that failed; desired stays the current release', () => {
+    const s = computeStatus(base({ state: 'Reconciling', refused: { release: { version: '0.2.0', image: 'shipyard.local/release:0.2.0' }, reason: 'ClusterVersionOverridesSet', message: 'Disabling ownership via cluster version overrides prevents upgrades.' } }));
+    const c = cond(s, 'ReleaseAccepted');
+    assert.equal(c.status, 'False');
+    assert.equal(c.reason, 'PreconditionChecks');
+    assert.match(c.message!, /version="0\.2\.0".*Precondition "ClusterVersionUpgradeable" failed because of "ClusterVersionOverridesSet"/);
+    assert.equal(s.desired.version, '0.1.0');
+  });
 });

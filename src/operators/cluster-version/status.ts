@@ -39,6 +39,8 @@ export interface StatusInput {
   readonly state: SyncState;
   /** The latest pass, or undefined when none has finished or reported progress yet. */
   readonly result?: SyncResult;
+  /** A desired release refused by a precondition: the current one is reconciled instead. */
+  readonly refused?: { readonly release: Release; readonly reason: string; readonly message: string };
   /** A payload that could not be loaded: ReleaseAccepted=False and nothing applied. */
   readonly payloadError?: string;
   readonly overridesSet: boolean;
@@ -78,7 +80,10 @@ export function computeStatus(input: StatusInput): ClusterVersionStatus {
   const history = input.payloadError ? [...(previous.history ?? [])] : recordHistory(previous.history, desired, { completed, now });
   const everCompleted = history.some((h) => h.state === 'Completed');
 
-  if (input.payloadError) {
+  if (input.refused) {
+    const r = input.refused;
+    set({ type: 'ReleaseAccepted', status: 'False', reason: 'PreconditionChecks', message: `Preconditions failed for payload loaded version="${r.release.version}" image="${r.release.image}": Precondition "ClusterVersionUpgradeable" failed because of "${r.reason}": ${r.message}` });
+  } else if (input.payloadError) {
     set({ type: 'ReleaseAccepted', status: 'False', reason: 'RetrievePayload', message: `Retrieving payload failed version="${desired.version}" image="${desired.image}" failure=${input.payloadError}` });
   } else {
     set({ type: 'ReleaseAccepted', status: 'True', reason: 'PayloadLoaded', message: `Payload loaded version="${desired.version}" image="${desired.image}" architecture="amd64"` });
