@@ -7,6 +7,7 @@ import type { KubeObject, ResourceDefinition } from './registry/resource.ts';
 import { builtinTableConvertor, crdTableConvertor } from './tables/registry.ts';
 import { toTable } from './tables/table.ts';
 import type { TableConvertor } from './tables/types.ts';
+import { withClusterOperatorMessage } from './tables/cluster-operator-message.ts';
 
 const crdConvertors = new WeakMap<readonly object[], TableConvertor>();
 
@@ -14,7 +15,11 @@ function convertorFor(def: ResourceDefinition): TableConvertor {
   if (def.crd) {
     const columns = def.printerColumns ?? [];
     let c = crdConvertors.get(columns);
-    if (!c) crdConvertors.set(columns, (c = crdTableConvertor(columns)));
+    if (!c) {
+      c = crdTableConvertor(columns);
+      if (def.group === 'config.openshift.io' && def.resource === 'clusteroperators') c = withClusterOperatorMessage(c);
+      crdConvertors.set(columns, c);
+    }
     return c;
   }
   return builtinTableConvertor(def.group, def.resource);

@@ -57,10 +57,8 @@ export const ClusterOperator = defineCustomResource({
     { name: 'Progressing', type: 'string', jsonPath: '.status.conditions[?(@.type=="Progressing")].status', description: 'Whether the component is changing.' },
     { name: 'Degraded', type: 'string', jsonPath: '.status.conditions[?(@.type=="Degraded")].status', description: 'Whether the component works below its expected level.' },
     { name: 'Since', type: 'date', jsonPath: '.status.conditions[?(@.type=="Available")].lastTransitionTime', description: 'When Available last changed.' },
-    // OpenShift's kube-apiserver computes MESSAGE in code (clusterOperatorMessage below); a
-    // JSONPath can only pick one condition, so this column shows Progressing's message until
-    // the API server can compute it.
-    { name: 'Message', type: 'string', jsonPath: '.status.conditions[?(@.type=="Progressing")].message', description: 'A message describing the status of the operator.' },
+    // No Message column, as in openshift/api: the API server computes that cell from every
+    // condition (clusterOperatorMessage below), which one JSONPath cannot.
   ],
 });
 export type ClusterOperator = ResourceOf<typeof ClusterOperator>;
