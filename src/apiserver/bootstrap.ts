@@ -8,8 +8,9 @@ import { updateManagedFields } from './patch/managed-fields.ts';
 import { fieldError } from '../api/field-errors.ts';
 import { ApiError, errors } from './errors.ts';
 import type { ResourceRegistry } from './registry/registry.ts';
-import { apiVersionOf, type ResourceDefinition } from './registry/resource.ts';
+import { apiVersionOf, type KubeObject, type ResourceDefinition } from './registry/resource.ts';
 import type { ObjectStore, StoreHooks } from './registry/store.ts';
+import { KUBERNETES_SERVICE_IP } from './controllers/kubernetes-service.ts';
 
 export function attachBuiltinSchemas(defs: ResourceDefinition[]): ResourceDefinition[] {
   return defs.map((d) => {
@@ -45,10 +46,18 @@ export const managedFieldsHook: NonNullable<StoreHooks['managedFields']> = (def,
   });
 };
 
-/** Service ClusterIPs come from 127.64.0.0/16 (ARCHITECTURE.md, "Addresses"): loopback, so they are real. */
+/**
+ * Service ClusterIPs come from 127.64.0.0/16 (ARCHITECTURE.md, "Addresses"): loopback, so they
+ * are real. The first, 127.64.0.1, is never handed out: it belongs to `default/kubernetes`,
+ * which in-cluster clients find at that address even while it is being re-created.
+ */
 function randomClusterIp(): string {
-  const n = 1 + Math.floor(Math.random() * 65533);
+  const n = 2 + Math.floor(Math.random() * 65532);
   return `127.64.${n >> 8}.${n & 255}`;
+}
+
+function isKubernetesService(obj: KubeObject): boolean {
+  return obj.metadata?.namespace === 'default' && obj.metadata?.name === 'kubernetes';
 }
 
 export function serviceAdmission(store: () => ObjectStore): NonNullable<StoreHooks['admitCreate']> {
@@ -64,6 +73,9 @@ export function serviceAdmission(store: () => ObjectStore): NonNullable<StoreHoo
     if (spec.clusterIP) {
       if (!/^127\.64\.\d{1,3}\.\d{1,3}$/.test(spec.clusterIP)) {
         throw errors.invalid('Service', '', obj.metadata?.name ?? '', [fieldError.invalid('spec.clusterIP', spec.clusterIP, 'provided IP is not in the valid range. The range of valid IPs is 127.64.0.0/16')]);
+      }
+      if (spec.clusterIP === KUBERNETES_SERVICE_IP && !isKubernetesService(obj)) {
+        throw errors.invalid('Service', '', obj.metadata?.name ?? '', [fieldError.invalid('spec.clusterIP', spec.clusterIP, 'provided IP is reserved for the kubernetes Service in the default namespace')]);
       }
       if (used.has(spec.clusterIP)) throw errors.invalid('Service', '', obj.metadata?.name ?? '', [fieldError.invalid('spec.clusterIP', spec.clusterIP, 'provided IP is already allocated')]);
     } else {

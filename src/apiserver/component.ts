@@ -22,6 +22,9 @@ export async function start(ctx: ComponentContext): Promise<void> {
       'bind-address': { type: 'string', default: '127.0.0.1' },
       'secure-port': { type: 'string', default: '6443' },
       'advertise-url': { type: 'string' },
+      // The address published in the kubernetes Service's Endpoints (default: --bind-address).
+      'advertise-address': { type: 'string' },
+      'api-audiences': { type: 'string', multiple: true, default: [] },
       'tls-san': { type: 'string', multiple: true, default: [] },
     },
     strict: true,
@@ -32,12 +35,16 @@ export async function start(ctx: ComponentContext): Promise<void> {
   if (!LOOPBACK.test(bind)) throw new Error(`kube-apiserver: --bind-address ${bind} is not a loopback address (127.0.0.0/8)`);
   const port = Number(values['secure-port']);
   if (!Number.isInteger(port) || port < 1 || port > 65535) throw new Error(`kube-apiserver: --secure-port ${values['secure-port']} is not a port number`);
+  const advertiseAddress = values['advertise-address'];
+  if (advertiseAddress !== undefined && !LOOPBACK.test(advertiseAddress)) throw new Error(`kube-apiserver: --advertise-address ${advertiseAddress} is not a loopback address (127.0.0.0/8)`);
   const sans = values['tls-san'] ?? [];
   const server = await startApiServer({
     dataDir: resolve(dataDir),
     port,
     bind,
     advertiseUrl: values['advertise-url'],
+    advertiseAddress,
+    apiAudiences: (values['api-audiences'] ?? []).flatMap((a) => a.split(',')).filter(Boolean),
     ipAddresses: sans.filter((s) => LOOPBACK.test(s)),
     dnsNames: sans.filter((s) => !LOOPBACK.test(s)),
   });

@@ -3,7 +3,7 @@
  * metrics, OpenAPI, discovery) or a resource request dispatched by verb and subresource.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { TokenAuthenticator, UserInfo } from './auth/tokens.ts';
+import type { UserInfo } from './auth/tokens.ts';
 import { aggregatedContentType, aggregatedContentTypeBeta, wantsAggregated, type Discovery } from './discovery/discovery.ts';
 import { ApiError, errors } from './errors.ts';
 import type { RequestScope, ServerContext } from './handlers/context.ts';
@@ -11,6 +11,7 @@ import { handleEviction } from './handlers/eviction.ts';
 import { handleBinding, handleFinalize, handleLog } from './handlers/pod-subresources.ts';
 import { handleCreate, handleDelete, handleDeleteCollection, handleGet, handleList, handlePatch, handleUpdate, handleWatch } from './handlers/resource.ts';
 import { handleScale } from './handlers/scale.ts';
+import { handleTokenRequest } from './handlers/token-request.ts';
 import { parseRequestInfo, type ResourceRequest } from './http/request-info.ts';
 import { negotiate, writeBody, writeRaw } from './http/respond.ts';
 import type { ApiServerMetrics } from './metrics.ts';
@@ -18,7 +19,8 @@ import type { OpenApiService } from './openapi-service.ts';
 
 export interface RouterDeps {
   readonly ctx: ServerContext;
-  readonly auth: TokenAuthenticator;
+  /** Who sent the request (from its Authorization header); async for tokens that need a store read. */
+  readonly auth: { authenticate(authorization: string | undefined): UserInfo | undefined | Promise<UserInfo | undefined> };
   readonly discovery: Discovery;
   readonly openapi: OpenApiService;
   readonly metrics: ApiServerMetrics;
@@ -40,7 +42,7 @@ export async function routeRequest(req: IncomingMessage, res: ServerResponse, de
     throw errors.badRequest(`malformed request URL ${JSON.stringify(req.url)}`);
   }
   const path = url.pathname.length > 1 ? url.pathname.replace(/\/+$/, '') : url.pathname;
-  const user = deps.auth.authenticate(req.headers.authorization);
+  const user = await deps.auth.authenticate(req.headers.authorization);
   if (!user && !publicPaths.has(path)) {
     req.resume();
     throw errors.unauthorized();
@@ -155,6 +157,10 @@ async function routeResource(
   if (sub === 'log' && s.log) {
     if (info.verb !== 'get') throw errors.methodNotAllowed(method, `${def.resource}/log`);
     return handleLog(scope, ctx);
+  }
+  if (sub === 'token' && s.token) {
+    if (info.verb !== 'create') throw errors.methodNotAllowed(method, `${def.resource}/token`);
+    return handleTokenRequest(scope, ctx);
   }
   if (sub === 'finalize' && s.finalize) {
     if (info.verb !== 'update') throw errors.methodNotAllowed(method, `${def.resource}/finalize`);

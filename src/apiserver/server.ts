@@ -1,21 +1,27 @@
 /**
- * The embedded Kubernetes-compatible API server: HTTPS with bearer-token authentication on
- * a revisioned SQLite store, serving the built-in resources and CustomResourceDefinitions
- * to unmodified kubectl and @kubernetes/client-node. `startApiServer` creates the data
- * directory's PKI, admin token and kubeconfig on first start and resumes them afterwards.
+ * The embedded Kubernetes-compatible API server: HTTPS with bearer-token authentication (the
+ * token file's tokens and the service-account tokens it signs) on a revisioned SQLite store,
+ * serving the built-in resources and CustomResourceDefinitions to unmodified kubectl and
+ * @kubernetes/client-node, and keeping the `default/kubernetes` Service that in-cluster clients
+ * reach it by. `startApiServer` creates the data directory's PKI, signing key, admin token and
+ * kubeconfig on first start and resumes them afterwards.
  */
 import { createKubeletLogSource, ensureKubeletApiToken } from './handlers/kubelet-logs.ts';
 import { mkdirSync } from 'node:fs';
 import { createServer, type Server } from 'node:https';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { AddressInfo, Socket } from 'node:net';
 import { join } from 'node:path';
 import pino, { type Logger } from 'pino';
 import { openSqliteBackend } from '../storage/sqlite.ts';
 import type { Backend } from '../storage/types.ts';
 import { writeKubeconfig } from './auth/kubeconfig.ts';
 import { ensureServingPki } from './auth/pki.ts';
-import { ensureTokenAuthenticator, type TokenAuthenticator } from './auth/tokens.ts';
+import { ensureTokenAuthenticator, type TokenAuthenticator, type UserInfo } from './auth/tokens.ts';
+import { createJwtAuthenticator, looksLikeJwt } from './auth/jwt-authenticator.ts';
+import { SERVICE_ACCOUNT_ISSUER } from './auth/service-account-claims.ts';
+import { ensureServiceAccountKeys } from './auth/service-account-keys.ts';
+import { KubernetesServiceReconciler } from './controllers/kubernetes-service.ts';
 import { CrdController } from './controllers/crd-controller.ts';
 import { StoreEventSource } from './controllers/event-source.ts';
 import { NamespaceCache } from './controllers/namespace-cache.ts';
@@ -45,6 +51,15 @@ export interface ApiServerOptions {
   readonly ipAddresses?: readonly string[];
   /** The URL written into the kubeconfig (defaults to https://<bind>:<port>). */
   readonly advertiseUrl?: string;
+  /**
+   * The address this replica publishes in the `kubernetes` Service's Endpoints: an IPv4
+   * address in 127.0.0.0/8, by default the bind address.
+   */
+  readonly advertiseAddress?: string;
+  /** Audiences accepted in service-account tokens besides `https://kubernetes.default.svc`. */
+  readonly apiAudiences?: readonly string[];
+  /** Timing of the `kubernetes` Service's lease and checks (defaults 10 s and 30 s). */
+  readonly kubernetesService?: { readonly intervalMs?: number; readonly leaseDurationSeconds?: number };
   readonly bookmarkIntervalMs?: number;
   /** Automatic compaction: how often, and how many revisions to keep. 0 disables. */
   readonly compactionIntervalMs?: number;
@@ -81,13 +96,21 @@ function defaultLogger(): Logger {
   return pino({ level: process.env.SHIPYARD_LOG_LEVEL ?? 'info', redact: { paths: ['req.headers.authorization', '*.token', '*.adminToken', 'token'], censor: '[redacted]' } }, pino.destination(2));
 }
 
+const LOOPBACK = /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/;
+
 export async function startApiServer(options: ApiServerOptions): Promise<RunningApiServer> {
   const log = options.logger ?? defaultLogger();
   const dataDir = options.dataDir;
+  const bind = options.bind ?? '127.0.0.1';
+  const advertiseAddress = options.advertiseAddress ?? (LOOPBACK.test(bind) ? bind : '127.0.0.1');
+  if (!LOOPBACK.test(advertiseAddress)) throw new Error(`advertise address ${advertiseAddress} is not an IPv4 address in 127.0.0.0/8`);
   mkdirSync(dataDir, { recursive: true, mode: 0o700 });
   const pkiDir = join(dataDir, 'pki');
   const pki = await ensureServingPki(pkiDir, { dnsNames: options.dnsNames, ipAddresses: options.ipAddresses });
+  if (pki.reissued) log.info({ reason: pki.reissued, dir: pkiDir }, 'serving certificate re-issued from the existing CA');
   const auth: TokenAuthenticator = ensureTokenAuthenticator(pkiDir);
+  const saKeys = ensureServiceAccountKeys(pkiDir);
+  const audiences = [...new Set([SERVICE_ACCOUNT_ISSUER, ...(options.apiAudiences ?? [])])];
   mkdirSync(join(dataDir, 'store'), { recursive: true, mode: 0o700 });
   const backend = await openSqliteBackend({ path: join(dataDir, 'store', 'state.db') });
 
@@ -101,6 +124,19 @@ export async function startApiServer(options: ApiServerOptions): Promise<Running
     admitCreate: serviceAdmission(() => store),
     gracefulDeletionSeconds: gracefulDeletionHook(() => store, registry),
   });
+  const uidOf = async (resource: string, namespace: string, name: string): Promise<string | undefined> => {
+    const kv = await store.getRaw(registry.lookup('', 'v1', resource)!, namespace, name);
+    return kv ? ((JSON.parse(kv.value) as { metadata?: { uid?: string } }).metadata?.uid ?? '') : undefined;
+  };
+  const jwtAuth = createJwtAuthenticator({
+    keys: saKeys,
+    audiences,
+    lookup: { serviceAccountUid: (ns, name) => uidOf('serviceaccounts', ns, name), podUid: (ns, name) => uidOf('pods', ns, name) },
+    onReject: (reason) => log.debug({ reason }, 'service-account token refused'),
+  });
+  // The token file first: it answers synchronously, and the admin token is the common case.
+  const authenticate = (authorization: string | undefined): UserInfo | undefined | Promise<UserInfo | undefined> =>
+    auth.authenticate(authorization) ?? (looksLikeJwt(authorization) ? jwtAuth.authenticate(authorization) : undefined);
   const metrics = new ApiServerMetrics(() => backend.currentRevision());
   const discovery = new Discovery(registry);
   const openapi = new OpenApiService(registry, discovery);
@@ -137,6 +173,7 @@ export async function startApiServer(options: ApiServerOptions): Promise<Running
       onClose: (def) => metrics.watchers.dec({ resource: def.resource }),
     },
     toTable: renderTable,
+    tokenIssuer: { keys: saKeys, audiences, now: Date.now },
   };
 
   let compactionTimer: NodeJS.Timeout | undefined;
@@ -166,7 +203,7 @@ export async function startApiServer(options: ApiServerOptions): Promise<Running
       // An access log at debug level; the path only (never headers, which carry the token).
       if (debug) log.debug({ method: req.method, path: req.url?.split('?')[0], verb, resource, code: res.statusCode, ms: Math.round(seconds * 1000) }, 'request');
     });
-    routeRequest(req, res, { ctx, auth, discovery, openapi, metrics, version: serverVersion, serverAddress: () => address }, (v, r) => {
+    routeRequest(req, res, { ctx, auth: { authenticate }, discovery, openapi, metrics, version: serverVersion, serverAddress: () => address }, (v, r) => {
       verb = v;
       resource = r;
     }).catch((err: unknown) => {
@@ -181,11 +218,17 @@ export async function startApiServer(options: ApiServerOptions): Promise<Running
   };
 
   const server: Server = createServer({ cert: pki.certPem, key: pki.keyPem, keepAliveTimeout: 65_000, requestTimeout: 0, headersTimeout: 60_000, noDelay: true }, handler);
+  // closeAllConnections() knows only connections that have begun a request: a client that has
+  // just finished its TLS handshake (an informer reconnecting, say) would hold close() open.
+  const sockets = new Set<Socket>();
+  server.on('connection', (socket: Socket) => {
+    sockets.add(socket);
+    socket.once('close', () => sockets.delete(socket));
+  });
   server.on('clientError', (err, socket) => {
     if (socket.writable) socket.end('HTTP/1.1 400 Bad Request\r\nConnection: close\r\n\r\n');
     log.debug({ err: err.message }, 'client error');
   });
-  const bind = options.bind ?? '127.0.0.1';
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(options.port ?? 6443, bind, () => resolve());
@@ -196,6 +239,22 @@ export async function startApiServer(options: ApiServerOptions): Promise<Running
   const kubeconfigPath = join(dataDir, 'kubeconfig');
   writeKubeconfig(kubeconfigPath, { server: url, caCertPem: pki.caCertPem, token: auth.adminToken });
   log.info({ url, dataDir }, 'API server listening');
+
+  // In the background: tests and clients need not wait for the Service to exist.
+  const kubernetesService = new KubernetesServiceReconciler({
+    store,
+    registry,
+    advertiseAddress,
+    port,
+    events,
+    intervalMs: options.kubernetesService?.intervalMs,
+    leaseDurationSeconds: options.kubernetesService?.leaseDurationSeconds,
+    onError: (step, err) => {
+      if (err instanceof ApiError && (err.reason === 'Conflict' || err.reason === 'NotFound' || err.reason === 'AlreadyExists')) log.debug({ step, err: err.message }, 'kubernetes Service: retrying');
+      else log.warn({ step, err: err instanceof Error ? err.message : String(err) }, 'kubernetes Service: reconcile failed; retrying');
+    },
+  });
+  kubernetesService.start();
 
   return {
     url,
@@ -214,7 +273,10 @@ export async function startApiServer(options: ApiServerOptions): Promise<Running
       await new Promise<void>((resolve) => {
         server.close(() => resolve());
         server.closeAllConnections();
+        for (const socket of sockets) socket.destroy();
       });
+      // After the last request: this replica leaves the kubernetes Endpoints, then the store closes.
+      await kubernetesService.stop();
       await backend.close();
     },
   };

@@ -62,8 +62,10 @@ function encodeShared(kv: KeyValue, type: EventType, renderKey: string, make: ()
 
 export async function serveWatch(req: IncomingMessage, res: ServerResponse, store: ObjectStore, p: WatchParams, opts: WatchServerOptions): Promise<void> {
   const { def } = p;
-  const prefix = p.name ? store.key(def, p.namespace, p.name) : store.prefix(def, p.namespace);
-  const exactKey = p.name ? prefix : undefined;
+  // A name pins the watch to one key only where it names one object: across namespaces, a
+  // metadata.name selector matches that name in every namespace (the matcher checks it).
+  const exactKey = p.name && (p.namespace || !def.namespaced) ? store.key(def, p.namespace, p.name) : undefined;
+  const prefix = exactKey ?? store.prefix(def, p.namespace);
   const rv = p.resourceVersion ?? '';
   if (rv !== '' && !/^\d+$/.test(rv)) throw errors.badRequest(`resourceVersion: Invalid value: ${JSON.stringify(rv)}: must be a non-negative integer`);
 

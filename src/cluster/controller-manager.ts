@@ -3,12 +3,13 @@
  * under leader election on the `kube-system/kube-controller-manager` Lease, sharing one set of
  * informers. Flags keep kube-controller-manager's names.
  */
+import { readFileSync } from 'node:fs';
 import { parseDuration } from '../api/duration.ts';
 import type { ComponentContext } from '../runtime/component.ts';
 import { leaderElectionFor, parseComponentFlags } from '../runtime/component-flags.ts';
 import type { ControllerContext } from '../runtime/context.ts';
 import type { Controller } from '../runtime/controller.ts';
-import { loadKubeConfig } from '../runtime/kubeconfig.ts';
+import { clusterCaPem, loadKubeConfig } from '../runtime/kubeconfig.ts';
 import { startManager } from '../runtime/manager.ts';
 import { createDaemonSetController } from './daemonset/controller.ts';
 import { createDeploymentController } from './deployment/controller.ts';
@@ -18,12 +19,16 @@ import { createGarbageCollector } from './garbagecollector/controller.ts';
 import { createNodeIpamController } from './nodeipam/controller.ts';
 import { createNodeLifecycleController } from './nodelifecycle/controller.ts';
 import { createReplicaSetController } from './replicaset/controller.ts';
+import { createRootCaCertPublisher } from './rootcacertpublisher/controller.ts';
+import { createServiceAccountController } from './serviceaccount/controller.ts';
 
 export interface ControllerManagerSettings {
   nodeMonitorGracePeriodMs: number;
   defaultTolerationSeconds: number;
   clusterCIDR: string;
   nodeCIDRMaskSize: number;
+  /** The CA published as `kube-root-ca.crt` in every namespace; without one, nothing is published. */
+  rootCaCertPem?: string;
 }
 
 /** Every controller of the controller-manager, built over one context (tests use this too). */
@@ -37,6 +42,8 @@ export function controllerManagerControllers(ctx: ControllerContext, s: Controll
     createNodeLifecycleController(ctx, { nodeMonitorGracePeriodMs: s.nodeMonitorGracePeriodMs, defaultTolerationSeconds: s.defaultTolerationSeconds }),
     createGarbageCollector(ctx),
     createDisruptionController(ctx),
+    createServiceAccountController(ctx),
+    ...(s.rootCaCertPem ? [createRootCaCertPublisher(ctx, { caCertPem: s.rootCaCertPem })] : []),
   ].flat();
 }
 
@@ -46,6 +53,7 @@ export async function start(ctx: ComponentContext): Promise<void> {
     'default-not-ready-toleration-seconds': { type: 'string', default: '300' },
     'cluster-cidr': { type: 'string', default: '127.128.0.0/9' },
     'node-cidr-mask-size': { type: 'string', default: '24' },
+    'root-ca-file': { type: 'string' },
   });
   const settings: ControllerManagerSettings = {
     nodeMonitorGracePeriodMs: parseDuration(String(values['node-monitor-grace-period'])),
@@ -54,6 +62,9 @@ export async function start(ctx: ComponentContext): Promise<void> {
     nodeCIDRMaskSize: Number(values['node-cidr-mask-size']),
   };
   const kubeConfig = loadKubeConfig({ kubeconfig: common.kubeconfig, env: ctx.env, rootfs: ctx.rootfs });
+  const rootCaFile = values['root-ca-file'] as string | undefined;
+  // As kube-controller-manager: --root-ca-file, else the CA this process itself trusts the API server by.
+  settings.rootCaCertPem = rootCaFile ? readFileSync(rootCaFile, 'utf8') : clusterCaPem(kubeConfig);
   const manager = startManager({
     component: 'kube-controller-manager',
     kubeConfig,

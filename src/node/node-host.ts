@@ -22,13 +22,12 @@ export interface NodeHostOptions {
   recorder: EventSink;
   runtimes: ContainerRuntime[];
   caCert?: string;
-  fallbackToken?: string;
   timings?: Partial<KubeletTimings>;
   onHeartbeat?: (ms: number, ok: boolean) => void;
   logServer?: KubeletOptions['logServer'];
 }
 
-export type AddNodeOptions = Omit<KubeletOptions, 'client' | 'recorder' | 'logger' | 'runtimes' | 'caCert' | 'fallbackToken' | 'kubernetesService' | 'currentNode' | 'boundPods' | 'timings' | 'onHeartbeat' | 'logServer'> & {
+export type AddNodeOptions = Omit<KubeletOptions, 'client' | 'recorder' | 'logger' | 'runtimes' | 'caCert' | 'kubernetesService' | 'currentNode' | 'boundPods' | 'timings' | 'onHeartbeat' | 'logServer'> & {
   timings?: Partial<KubeletTimings>;
 };
 
@@ -78,7 +77,6 @@ export function createNodeHost(o: NodeHostOptions): NodeHost {
         logger: o.logger,
         runtimes: o.runtimes,
         caCert: o.caCert,
-        fallbackToken: o.fallbackToken,
         timings: { ...(o.timings ?? {}), ...(a.timings ?? {}) },
         onHeartbeat: o.onHeartbeat,
         logServer: o.logServer,

@@ -10,7 +10,7 @@
 import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, symlinkSync, writeFileSync, lstatSync } from 'node:fs';
 import { dirname, join, normalize } from 'node:path';
 import type { V1Pod, V1Volume, V1VolumeMount } from '@kubernetes/client-node';
-import { ApiClient, isNotFound } from '../runtime/client.ts';
+import { ApiClient, ApiError, isNotFound } from '../runtime/client.ts';
 import { resources } from '../runtime/resources.ts';
 import { SERVICE_ACCOUNT_DIR } from '../runtime/kubeconfig.ts';
 import type { Mount } from './container-runtime.ts';
@@ -23,8 +23,6 @@ export interface VolumeDeps {
   podIP: string;
   hostIP: string;
   caCert?: string;
-  /** Used when the API server cannot issue a service-account token. */
-  fallbackToken?: string;
 }
 
 export class MountError extends Error {
@@ -69,23 +67,29 @@ async function objectData(client: ApiClient, kind: 'ConfigMap' | 'Secret', ns: s
   }
 }
 
-async function serviceAccountToken(pod: V1Pod, deps: VolumeDeps, audience: string | undefined, expirationSeconds: number | undefined): Promise<string> {
+/**
+ * A token for the pod's service account, bound to the pod. There is no fallback: a pod whose
+ * token cannot be had does not start (its volume setup fails and the kubelet retries), rather
+ * than run with some other identity.
+ */
+async function serviceAccountToken(pod: V1Pod, volume: string, deps: VolumeDeps, audience: string | undefined, expirationSeconds: number | undefined): Promise<string> {
   const ns = pod.metadata?.namespace ?? 'default';
   const sa = pod.spec?.serviceAccountName ?? 'default';
+  const fail = (why: string): MountError => new MountError(volume, `MountVolume.SetUp failed for volume "${volume}" : failed to fetch token for service account ${ns}/${sa}: ${why}`);
+  let res: { status?: { token?: string } };
   try {
-    const res = await deps.client.request<{ status?: { token?: string } }>('POST', `/api/v1/namespaces/${ns}/serviceaccounts/${sa}/token`, {
+    res = await deps.client.request<{ status?: { token?: string } }>('POST', `/api/v1/namespaces/${encodeURIComponent(ns)}/serviceaccounts/${encodeURIComponent(sa)}/token`, {
       body: {
         apiVersion: 'authentication.k8s.io/v1',
         kind: 'TokenRequest',
         spec: { audiences: audience ? [audience] : [], expirationSeconds: expirationSeconds ?? 3607, boundObjectRef: { apiVersion: 'v1', kind: 'Pod', name: pod.metadata?.name, uid: pod.metadata?.uid } },
       },
     });
-    if (res.status?.token) return res.status.token;
   } catch (err) {
-    if (!deps.fallbackToken) throw err;
+    throw fail(err instanceof ApiError ? `${err.code} ${err.reason}: ${err.status.message ?? ''}`.trim() : (err as Error).message);
   }
-  if (!deps.fallbackToken) throw new Error(`no token for service account ${ns}/${sa}`);
-  return deps.fallbackToken;
+  if (!res.status?.token) throw fail('the TokenRequest response carried no token');
+  return res.status.token;
 }
 
 /** The files a volume holds (for kinds that hold files), keyed by relative path. */
@@ -119,7 +123,7 @@ async function volumeFiles(pod: V1Pod, v: V1Volume, deps: VolumeDeps): Promise<F
   } else if (v.projected) {
     for (const src of v.projected.sources ?? []) {
       if (src.serviceAccountToken) {
-        files.set(src.serviceAccountToken.path, { data: await serviceAccountToken(pod, deps, src.serviceAccountToken.audience, src.serviceAccountToken.expirationSeconds), mode: 0o600 });
+        files.set(src.serviceAccountToken.path, { data: await serviceAccountToken(pod, v.name, deps, src.serviceAccountToken.audience, src.serviceAccountToken.expirationSeconds), mode: 0o600 });
       } else if (src.configMap) {
         if (src.configMap.name === 'kube-root-ca.crt' && deps.caCert) {
           const data = await objectData(deps.client, 'ConfigMap', ns, 'kube-root-ca.crt');

@@ -42,3 +42,15 @@ export function loadKubeConfig(opts: LoadOptions = {}): KubeConfig {
   });
   return kc;
 }
+
+/**
+ * The PEM of the CA the current cluster's server certificate must chain to, from the
+ * kubeconfig (`certificate-authority-data` or `certificate-authority`), or undefined when it
+ * names none (the system trust store would then apply).
+ */
+export function clusterCaPem(kc: KubeConfig): string | undefined {
+  const cluster = kc.getCurrentCluster();
+  if (cluster?.caData) return Buffer.from(cluster.caData, 'base64').toString('utf8');
+  if (cluster?.caFile) return readFileSync(cluster.caFile, 'utf8');
+  return undefined;
+}

@@ -317,6 +317,23 @@ describe('watch semantics', { timeout: 55_000 }, () => {
     assert.deepEqual(summary(evs), ['ADDED later']);
   });
 
+  it('a fieldSelector metadata.name watch across all namespaces sees that name in every namespace', async () => {
+    await ns('across-a');
+    await ns('across-b');
+    await create('across-a', 'pinned', { v: '0' });
+    const s = await open(`/api/v1/configmaps?watch=true&fieldSelector=${encodeURIComponent('metadata.name=pinned')}`);
+    await waitForEvents(s, 1, 'initial ADDED pinned');
+    await create('across-b', 'pinned', { v: '0' });
+    await create('across-b', 'other', { v: '0' });
+    await patch('across-a', 'pinned', { data: { v: '1' } });
+    await remove('across-b', 'pinned');
+    const evs = await waitForEvents(s, 4, 'pinned events in both namespaces');
+    assert.deepEqual(
+      evs.filter((e) => e.type !== 'BOOKMARK').map((e) => `${e.type} ${e.object.metadata.namespace}/${e.object.metadata.name}`),
+      ['ADDED across-a/pinned', 'ADDED across-b/pinned', 'MODIFIED across-a/pinned', 'DELETED across-b/pinned'],
+    );
+  });
+
   it('a watch with Accept: as=Table gets one-row Tables as event objects', async () => {
     const n = 'table';
     await ns(n);

@@ -31,6 +31,7 @@ function subresourcesOf(def: ResourceDefinition): SubresourceInfo[] {
   if (s.log) out.push({ name: 'log', ...self, kind: 'Pod', verbs: ['get'] });
   if (s.scale) out.push({ name: 'scale', group: 'autoscaling', version: 'v1', kind: 'Scale', verbs: ['get', 'patch', 'update'] });
   if (s.status) out.push({ name: 'status', ...self, verbs: ['get', 'patch', 'update'] });
+  if (s.token) out.push({ name: 'token', group: 'authentication.k8s.io', version: 'v1', kind: 'TokenRequest', verbs: ['create'] });
   return out;
 }
 

@@ -8,6 +8,7 @@ import type { ResourceRegistry } from '../registry/registry.ts';
 import type { KubeObject, ResourceDefinition } from '../registry/resource.ts';
 import type { FieldValidation, ObjectStore, WriteContext } from '../registry/store.ts';
 import type { WatchServerOptions } from '../watch.ts';
+import type { TokenIssuer } from './token-request.ts';
 
 /** Where `pods/log` reads container logs from (the kubelet's log files, once nodes exist). */
 export interface LogSource {
@@ -19,6 +20,8 @@ export interface ServerContext {
   readonly registry: ResourceRegistry;
   readonly watch: WatchServerOptions;
   readonly logs?: LogSource;
+  /** Signs `serviceaccounts/token` requests; without it that subresource answers 500. */
+  readonly tokenIssuer?: TokenIssuer;
   /** Renders objects for `Accept: ...;as=Table`. */
   toTable(def: ResourceDefinition, objects: KubeObject[], includeObject: string | null, listMeta: Record<string, unknown>, version: string): unknown;
 }

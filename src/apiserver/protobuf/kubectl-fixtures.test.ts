@@ -31,6 +31,7 @@ const commands: Record<string, string> = {
   'pdb-max-unavailable-percent': 'create poddisruptionbudget pdb2 --selector=app=web --max-unavailable=50%',
   'pdb-match-expressions': "create poddisruptionbudget pdb3 --selector='app in (a,b),tier notin (x),!legacy' --max-unavailable=1",
   'drain-delete-options': 'drain n1 --force --disable-eviction --grace-period=5 (the DELETE of each pod)',
+  'token-request': 'create token sa1 --audience=a1 --audience=a2 --duration=20m --bound-object-kind=Pod --bound-object-name=p1 --bound-object-uid=0d4691ed-659b-4935-a832-355f77ee47cc',
 };
 
 describe('kubectl protobuf bodies decode to the JSON kubectl would have sent', () => {

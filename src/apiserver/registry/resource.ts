@@ -51,6 +51,8 @@ export interface Subresources {
   readonly binding?: boolean;
   readonly log?: boolean;
   readonly finalize?: boolean;
+  /** `serviceaccounts/token` (TokenRequest). */
+  readonly token?: boolean;
 }
 
 export type FieldAccessor = (obj: KubeObject) => string | undefined;

@@ -47,6 +47,9 @@ export function controlPlaneManifests(s: ControlPlaneSettings): Record<string, M
         // The node's address is known to the kubelet, not to whoever renders this config: the
         // downward API hands it over and the kubelet expands $(HOST_IP) as Kubernetes does.
         '--bind-address=$(HOST_IP)',
+        // The address the kubernetes Service's Endpoints list for this replica (the bind
+        // address would do by default; said outright so a change of bind does not move it).
+        '--advertise-address=$(HOST_IP)',
         `--secure-port=${s.apiPort}`,
         `--advertise-url=${s.apiUrl}`,
         '--tls-san=$(HOST_IP)',

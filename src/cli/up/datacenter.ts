@@ -75,6 +75,7 @@ export async function startDatacenter(o: DatacenterOptions): Promise<Datacenter>
   const pkiDir = join(dataDir, 'pki');
   const baseSans = ['127.0.0.1', KUBERNETES_CLUSTER_IP, 'localhost', 'kubernetes', 'kubernetes.default', 'kubernetes.default.svc', 'kubernetes.default.svc.cluster.local'];
   const pki = await ensureServingPki(pkiDir, { ipAddresses: baseSans.filter((s) => /^\d/.test(s)), dnsNames: baseSans.filter((s) => !/^\d/.test(s)) });
+  if (pki.reissued) logger.info({ reason: pki.reissued }, 'serving certificate re-issued from the existing CA');
   const auth = ensureTokenAuthenticator(pkiDir);
   const kubeconfigPath = join(dataDir, 'kubeconfig');
   writeKubeconfig(kubeconfigPath, { server: apiUrl, caCertPem: pki.caCertPem, token: auth.adminToken });
@@ -96,9 +97,6 @@ export async function startDatacenter(o: DatacenterOptions): Promise<Datacenter>
     recorder,
     runtimes: [createProcessRuntime({ images, pidRegistry: reaper }), createSimulatedRuntime()],
     caCert: pki.caCertPem,
-    // Until the API server issues service-account tokens, pods get the admin token: there is
-    // no authorization yet, so this grants nothing a service account would not have.
-    fallbackToken: auth.adminToken,
     logServer: {
       tls: { cert: readFileSync(join(pkiDir, 'apiserver.crt'), 'utf8'), key: readFileSync(join(pkiDir, 'apiserver.key'), 'utf8') },
       token: ensureKubeletApiToken(pkiDir),
@@ -187,41 +185,8 @@ export async function startDatacenter(o: DatacenterOptions): Promise<Datacenter>
     logger.debug({ instance: instance.id, name }, 'instance launched');
   }
 
-  void ensureKubernetesService();
   const proxy = startServiceProxy({ informers, logger: logger.child({ component: 'service-proxy' }), signal: stopController.signal });
   void proxy;
-
-  /**
-   * The `kubernetes` Service in `default` and its Endpoints (the API-server replica), which
-   * in-cluster clients reach through KUBERNETES_SERVICE_HOST. Retried until the API answers.
-   */
-  async function ensureKubernetesService(): Promise<void> {
-    const svcRef = { group: '', version: 'v1', resource: 'services', kind: 'Service', namespaced: true } as const;
-    const epRef = { group: '', version: 'v1', resource: 'endpoints', kind: 'Endpoints', namespaced: true } as const;
-    while (!stopController.signal.aborted) {
-      try {
-        const ip = masterIPs.get(masterName(0));
-        if (!ip) throw new Error('the first master has no address yet');
-        await client.get(svcRef, 'default', 'kubernetes').catch(async (err: unknown) => {
-          if ((err as { code?: number }).code !== 404) throw err;
-          await client.create(svcRef, {
-            apiVersion: 'v1',
-            kind: 'Service',
-            metadata: { name: 'kubernetes', namespace: 'default', labels: { component: 'apiserver', provider: 'kubernetes' } },
-            spec: { clusterIP: KUBERNETES_CLUSTER_IP, ports: [{ name: 'https', port: 443, protocol: 'TCP', targetPort: 6443 }], type: 'ClusterIP' },
-          } as never);
-        });
-        const endpoints = { apiVersion: 'v1', kind: 'Endpoints', metadata: { name: 'kubernetes', namespace: 'default' }, subsets: [{ addresses: [{ ip }], ports: [{ name: 'https', port: 6443, protocol: 'TCP' }] }] };
-        await client.create(epRef, endpoints as never).catch(async (err: unknown) => {
-          if ((err as { code?: number }).code !== 409) throw err;
-          await client.patch(epRef, 'default', 'kubernetes', { subsets: endpoints.subsets });
-        });
-        return;
-      } catch {
-        await new Promise((r) => setTimeout(r, 1000));
-      }
-    }
-  }
 
   async function rows(): Promise<NodeRow[]> {
       const nodes = await client.list<{ metadata?: { name?: string }; status?: { conditions?: { type: string; status: string }[] } }>({ group: '', version: 'v1', resource: 'nodes', kind: 'Node', namespaced: false }).catch(() => undefined);

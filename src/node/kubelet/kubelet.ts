@@ -11,7 +11,7 @@ import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import type { Logger } from 'pino';
 import type { V1Node, V1Pod } from '@kubernetes/client-node';
-import { isAlreadyExists, isNotFound, type ApiClient } from '../../runtime/client.ts';
+import { isAlreadyExists, isConflict, isNotFound, type ApiClient } from '../../runtime/client.ts';
 import type { EventSink } from '../../runtime/context.ts';
 import { resources } from '../../runtime/resources.ts';
 import type { ContainerRuntime } from '../container-runtime.ts';
@@ -53,7 +53,6 @@ export interface KubeletOptions extends Omit<NodeIdentity, 'kubeletPort' | 'tain
   readonly taints?: NodeIdentity['taints'];
   readonly kubeletPort?: number;
   readonly caCert?: string;
-  readonly fallbackToken?: string;
   readonly kubernetesService: () => { host: string; port: number } | undefined;
   /** The Node as the host's informer last saw it (for podCIDR and conditions set by others). */
   readonly currentNode: () => V1Node | undefined;
@@ -67,6 +66,19 @@ export interface KubeletOptions extends Omit<NodeIdentity, 'kubeletPort' | 'tain
   /** Told about each Lease renewal's duration (benchmarks). */
   readonly onHeartbeat?: (ms: number, ok: boolean) => void;
 }
+
+interface StaticEntry {
+  sp: StaticPod;
+  worker: PodWorker;
+  /** When its mirror pod was last seen deleted: the mirror is recreated only after a pause. */
+  mirrorGoneAt?: number;
+}
+
+/**
+ * `kubectl delete` waits for the name to disappear, checking its cache after a 100 ms sync poll;
+ * a mirror pod back sooner than that looks as if it never left, and kubectl waits for its timeout.
+ */
+const MIRROR_RECREATE_DELAY_MS = 1000;
 
 export interface KubeletStatus {
   registered: boolean;
@@ -88,7 +100,7 @@ export class Kubelet {
   private readonly identity: NodeIdentity;
   private config: KubeletConfig = defaultKubeletConfig;
   private readonly workers = new Map<string, PodWorker>();
-  private readonly statics = new Map<string, { sp: StaticPod; worker: PodWorker }>();
+  private readonly statics = new Map<string, StaticEntry>();
   private readonly restartCounts = new Map<string, number>();
   private readonly ipam: PodIpAllocator;
   private readonly host: WorkerHost;
@@ -100,6 +112,9 @@ export class Kubelet {
   private bootID = randomBytes(8).toString('hex');
   private staticErrors = '';
   private logs: LogServer | undefined;
+  private nodeUid: string | undefined;
+  /** The Node uid the Lease was last written with as its owner. */
+  private leaseOwner: string | undefined;
 
   constructor(o: KubeletOptions) {
     this.o = o;
@@ -118,7 +133,6 @@ export class Kubelet {
       runtimes: o.runtimes,
       ipam: this.ipam,
       caCert: o.caCert,
-      fallbackToken: o.fallbackToken,
       backoff: { initialMs: this.t.backoffInitialMs, maxMs: this.t.backoffMaxMs, resetAfterMs: this.t.backoffResetMs },
       podCIDR: () => o.currentNode()?.spec?.podCIDR,
       kubernetesService: o.kubernetesService,
@@ -218,14 +232,16 @@ export class Kubelet {
   private async register(): Promise<void> {
     while (this.running && !this.registered) {
       try {
-        await this.o.client.create(resources.nodes, newNode(this.identity, this.config));
+        const created = await this.o.client.create(resources.nodes, newNode(this.identity, this.config));
+        this.nodeUid = created.metadata?.uid;
         this.registered = true;
         this.o.recorder.event(this.nodeRef(), 'Normal', 'Starting', 'Starting kubelet.');
         this.o.recorder.event(this.nodeRef(), 'Normal', 'NodeReady', `Node ${this.nodeName} status is now: NodeReady`);
       } catch (err) {
         if (isAlreadyExists(err)) {
           // Re-registration: own labels and status, but never the taints others manage.
-          await this.o.client.patch(resources.nodes, undefined, this.nodeName, { metadata: { labels: nodeLabels(this.identity) }, spec: this.identity.providerID ? { providerID: this.identity.providerID } : {} });
+          const patched = await this.o.client.patch<V1Node>(resources.nodes, undefined, this.nodeName, { metadata: { labels: nodeLabels(this.identity) }, spec: this.identity.providerID ? { providerID: this.identity.providerID } : {} });
+          this.nodeUid = patched.metadata?.uid;
           this.registered = true;
           await this.postStatus();
           this.o.recorder.event(this.nodeRef(), 'Normal', 'Starting', 'Starting kubelet.');
@@ -241,18 +257,19 @@ export class Kubelet {
     if (!this.registered) return;
     const started = performance.now();
     const spec = { holderIdentity: this.nodeName, leaseDurationSeconds: this.config.nodeLeaseDurationSeconds, renewTime: microTime() };
+    // Owned by the Node, so deleting the Node garbage-collects its Lease. The informer may not have
+    // seen a Node registered a moment ago, hence the uid kept from registration.
+    const uid = this.o.currentNode()?.metadata?.uid ?? this.nodeUid;
+    const owner = uid ? { ownerReferences: [{ apiVersion: 'v1', kind: 'Node', name: this.nodeName, uid }] } : undefined;
     try {
       try {
-        await this.o.client.patch(LEASE, 'kube-node-lease', this.nodeName, { spec }, { type: 'merge' });
+        const patch = this.leaseOwner === uid || !owner ? { spec } : { metadata: owner, spec };
+        await this.o.client.patch(LEASE, 'kube-node-lease', this.nodeName, patch, { type: 'merge' });
+        if (owner) this.leaseOwner = uid;
       } catch (err) {
         if (!isNotFound(err)) throw err;
-        const node = this.o.currentNode();
-        await this.o.client.create(LEASE, {
-          apiVersion: 'coordination.k8s.io/v1',
-          kind: 'Lease',
-          metadata: { name: this.nodeName, namespace: 'kube-node-lease', ...(node?.metadata?.uid ? { ownerReferences: [{ apiVersion: 'v1', kind: 'Node', name: this.nodeName, uid: node.metadata.uid }] } : {}) },
-          spec,
-        });
+        await this.o.client.create(LEASE, { apiVersion: 'coordination.k8s.io/v1', kind: 'Lease', metadata: { name: this.nodeName, namespace: 'kube-node-lease', ...(owner ?? {}) }, spec });
+        if (owner) this.leaseOwner = uid;
       }
       this.o.onHeartbeat?.(performance.now() - started, true);
     } catch (err) {
@@ -292,7 +309,11 @@ export class Kubelet {
 
   podChanged(pod: V1Pod): void {
     const uid = pod.metadata?.uid;
-    if (!uid || pod.metadata?.annotations?.['kubernetes.io/config.mirror']) return;
+    if (!uid) return;
+    if (pod.metadata?.annotations?.['kubernetes.io/config.mirror']) {
+      if (pod.metadata.deletionTimestamp) this.replaceMirror(pod);
+      return;
+    }
     let w = this.workers.get(uid);
     if (!w || w.isStopped()) {
       if (pod.status?.phase === 'Succeeded' || pod.status?.phase === 'Failed') {
@@ -306,18 +327,40 @@ export class Kubelet {
     else w.pod = pod;
   }
 
+  /**
+   * `kubectl delete` of a mirror pod only marks it (it is bound to a live node), and no worker
+   * runs for a mirror to finish that deletion; the kubelet does, then recreates the mirror while
+   * the static pod keeps running, as a real kubelet does.
+   */
+  private replaceMirror(pod: V1Pod): void {
+    const ns = pod.metadata!.namespace!;
+    const name = pod.metadata!.name!;
+    for (const s of this.statics.values()) {
+      const own = s.sp.pod.metadata!;
+      if (own.namespace !== ns || own.name !== name) continue;
+      s.worker.statusTarget = undefined;
+      s.mirrorGoneAt = Date.now();
+    }
+    void this.o.client.deleteIfExists(resources.pods, ns, name, { gracePeriodSeconds: 0, preconditions: { uid: pod.metadata!.uid! } }).catch(() => {});
+  }
+
   podDeleted(pod: V1Pod): void {
     const uid = pod.metadata?.uid;
     if (!uid) return;
     const w = this.workers.get(uid);
     if (pod.metadata?.annotations?.['kubernetes.io/config.mirror']) {
       // A deleted mirror pod is recreated: the static pod is still on disk.
-      for (const s of this.statics.values()) if (s.worker.statusTarget?.name === pod.metadata?.name) s.worker.statusTarget = undefined;
+      for (const s of this.statics.values()) {
+        const target = s.worker.statusTarget;
+        if (target?.name !== pod.metadata?.name || target?.namespace !== pod.metadata?.namespace) continue;
+        s.worker.statusTarget = undefined;
+        s.mirrorGoneAt = Date.now();
+      }
       return;
     }
     if (!w) return;
     this.workers.delete(uid);
-    void w.terminate(0, false).then(() => w.cleanup());
+    void w.forget();
   }
 
   private resyncPods(): void {
@@ -363,7 +406,7 @@ export class Kubelet {
         this.statics.delete(sp.file);
         await cur.worker.terminate((cur.sp.pod.spec?.terminationGracePeriodSeconds ?? 30) * 1000, true);
       }
-      const entry = { sp, worker: new PodWorker(sp.pod, this.host, { isStatic: true }) };
+      const entry: StaticEntry = { sp, worker: new PodWorker(sp.pod, this.host, { isStatic: true }) };
       this.statics.set(sp.file, entry);
       entry.worker.requestSync();
       await this.ensureMirror(entry);
@@ -372,11 +415,12 @@ export class Kubelet {
       if (seen.has(file)) continue;
       this.statics.delete(file);
       await cur.worker.terminate((cur.sp.pod.spec?.terminationGracePeriodSeconds ?? 30) * 1000, true);
-      if (this.registered) await this.o.client.deleteIfExists(resources.pods, cur.sp.pod.metadata!.namespace!, cur.sp.pod.metadata!.name!).catch(() => {});
+      // At once: a graceful deletion would wait for a kubelet to finish it, and no worker runs for a mirror.
+      if (this.registered) await this.o.client.deleteIfExists(resources.pods, cur.sp.pod.metadata!.namespace!, cur.sp.pod.metadata!.name!, { gracePeriodSeconds: 0 }).catch(() => {});
     }
   }
 
-  private async ensureMirror(entry: { sp: StaticPod; worker: PodWorker }): Promise<void> {
+  private async ensureMirror(entry: StaticEntry): Promise<void> {
     if (!this.registered) return;
     const { pod } = entry.sp;
     const ns = pod.metadata!.namespace!;
@@ -390,11 +434,15 @@ export class Kubelet {
     } catch (err) {
       if (!isNotFound(err)) throw err;
     }
-    if (existing && existing.metadata?.annotations?.['kubernetes.io/config.mirror'] !== entry.sp.hash) {
-      await this.o.client.deleteIfExists(resources.pods, ns, name, { gracePeriodSeconds: 0 });
-      existing = undefined;
+    if (existing && (existing.metadata?.annotations?.['kubernetes.io/config.mirror'] !== entry.sp.hash || existing.metadata?.deletionTimestamp)) {
+      await this.o.client.deleteIfExists(resources.pods, ns, name, { gracePeriodSeconds: 0, preconditions: { uid: existing.metadata!.uid! } }).catch((err: unknown) => {
+        if (!isConflict(err)) throw err;
+      });
+      entry.mirrorGoneAt = Date.now();
+      return;
     }
     if (!existing) {
+      if (entry.mirrorGoneAt !== undefined && Date.now() - entry.mirrorGoneAt < MIRROR_RECREATE_DELAY_MS) return;
       const { uid: _uid, ...meta } = pod.metadata!;
       void _uid;
       try {

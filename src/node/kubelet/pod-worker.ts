@@ -8,7 +8,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Logger } from 'pino';
-import type { V1Container, V1ContainerStatus, V1Pod, V1PodCondition, V1PodStatus } from '@kubernetes/client-node';
+import type { V1Container, V1ContainerStatus, V1Pod, V1PodCondition, V1PodStatus, V1Probe } from '@kubernetes/client-node';
 import type { ApiClient } from '../../runtime/client.ts';
 import { isNotFound } from '../../runtime/client.ts';
 import type { EventSink } from '../../runtime/context.ts';
@@ -29,7 +29,6 @@ export interface WorkerHost {
   readonly runtimes: readonly ContainerRuntime[];
   readonly ipam: PodIpAllocator;
   readonly caCert?: string;
-  readonly fallbackToken?: string;
   readonly backoff: { initialMs: number; maxMs: number; resetAfterMs: number };
   podCIDR(): string | undefined;
   kubernetesService(): { host: string; port: number } | undefined;
@@ -49,13 +48,23 @@ interface ContainerState {
   backoffSeconds?: number;
   crashes: number;
   ready: boolean;
+  /** False while a startup probe has yet to succeed: liveness and readiness wait for it. */
+  started: boolean;
   readiness?: ProbeRunner;
   liveness?: ProbeRunner;
+  startup?: ProbeRunner;
   waitingReason?: string;
   waitingMessage?: string;
 }
 
 const now = (): string => new Date().toISOString().replace(/\.\d{3}Z$/, 'Z');
+
+function stopProbes(s: ContainerState): void {
+  s.readiness?.stop();
+  s.liveness?.stop();
+  s.startup?.stop();
+  s.readiness = s.liveness = s.startup = undefined;
+}
 
 export class PodWorker {
   pod: V1Pod;
@@ -141,12 +150,12 @@ export class PodWorker {
 
   private state(name: string): ContainerState {
     let s = this.containers.get(name);
-    if (!s) this.containers.set(name, (s = { crashes: 0, ready: false }));
+    if (!s) this.containers.set(name, (s = { crashes: 0, ready: false, started: false }));
     return s;
   }
 
   private async sync(): Promise<void> {
-    if (!this.host.active()) return;
+    if (!this.host.active() || this.stopped) return;
     const pod = this.pod;
     if (pod.metadata?.deletionTimestamp) {
       await this.terminate(this.gracePeriodMs(), true);
@@ -256,7 +265,7 @@ export class PodWorker {
   }
 
   private volumeDeps() {
-    return { client: this.host.client, nodeRoot: join(this.host.nodeDir, 'root'), nodeName: this.host.nodeName, podIP: this.podIP ?? '', hostIP: this.host.nodeIP, caCert: this.host.caCert, fallbackToken: this.host.fallbackToken };
+    return { client: this.host.client, nodeRoot: join(this.host.nodeDir, 'root'), nodeName: this.host.nodeName, podIP: this.podIP ?? '', hostIP: this.host.nodeIP, caCert: this.host.caCert };
   }
 
   async refreshVolumes(): Promise<void> {
@@ -335,29 +344,14 @@ export class PodWorker {
     s.containerID = `shipyard://${randomBytes(16).toString('hex')}`;
     s.startedAt = now();
     s.ready = !c.readinessProbe;
+    s.started = !c.startupProbe;
     this.event('Normal', 'Created', `Created container ${c.name}`);
     this.event('Normal', 'Started', `Started container ${c.name}`);
-    const host = this.podIP ?? this.host.nodeIP;
-    if (c.readinessProbe) {
-      s.readiness = new ProbeRunner(c.readinessProbe, () => runProbe(c.readinessProbe!, host, c.ports, running), false, (ok, message) => {
-        s.ready = ok;
-        if (!ok) this.event('Warning', 'Unhealthy', `Readiness probe failed: ${message}`);
-        this.requestSync();
-      });
-    }
-    if (c.livenessProbe) {
-      s.liveness = new ProbeRunner(c.livenessProbe, () => runProbe(c.livenessProbe!, host, c.ports, running), true, (ok, message) => {
-        if (ok || s.running !== running) return;
-        this.event('Warning', 'Unhealthy', `Liveness probe failed: ${message}`);
-        this.event('Normal', 'Killing', `Container ${c.name} failed liveness probe, will be restarted`);
-        void running.stop((this.pod.spec?.terminationGracePeriodSeconds ?? 30) * 1000);
-      });
-    }
+    this.watchProbes(c, s, running);
     void running.exited.then((exit) => {
-      s.readiness?.stop();
-      s.liveness?.stop();
-      s.readiness = s.liveness = undefined;
+      // The probes on `s` may already belong to a newer run of this container.
       if (s.running !== running) return;
+      stopProbes(s);
       s.running = undefined;
       s.ready = false;
       s.terminated = { exit, startedAt: s.startedAt, containerID: s.containerID };
@@ -373,16 +367,86 @@ export class PodWorker {
     });
   }
 
+  /**
+   * Probes of one run of a container. A startup probe holds liveness and readiness back until it
+   * first succeeds, so a slow starter is neither killed by liveness nor sent traffic meanwhile;
+   * liveness or startup failing past its threshold kills the run, and restartPolicy decides what next.
+   */
+  private watchProbes(c: V1Container, s: ContainerState, running: RunningContainer): void {
+    const host = this.podIP ?? this.host.nodeIP;
+    const startedAt = Date.now();
+    const current = (): boolean => s.running === running;
+    const check = (probe: V1Probe) => () => runProbe(probe, host, c.ports, running);
+    const unhealthy = (kind: string) => (message: string) => {
+      if (current()) this.event('Warning', 'Unhealthy', `${kind} probe failed: ${message}`);
+    };
+    const kill = (kind: 'liveness' | 'startup', probe: V1Probe): void => {
+      if (!current()) return;
+      stopProbes(s);
+      this.event('Normal', 'Killing', `Container ${c.name} failed ${kind} probe, will be restarted`);
+      // A probe may shorten the pod's grace period for its own kills (probe-level terminationGracePeriodSeconds).
+      void running.stop(Math.max(0, probe.terminationGracePeriodSeconds ?? this.pod.spec?.terminationGracePeriodSeconds ?? 30) * 1000);
+    };
+    const afterStartup = (): void => {
+      // initialDelaySeconds counts from the container's start, not from the end of its startup probe.
+      const remaining = (p: V1Probe): number => Math.max(0, (p.initialDelaySeconds ?? 0) * 1000 - (Date.now() - startedAt));
+      const readiness = c.readinessProbe;
+      if (readiness) {
+        s.readiness = new ProbeRunner({
+          kind: 'readiness',
+          probe: readiness,
+          check: check(readiness),
+          firstDelayMs: remaining(readiness),
+          onFailure: unhealthy('Readiness'),
+          onChange: (ok) => {
+            if (!current()) return;
+            s.ready = ok;
+            this.requestSync();
+          },
+        });
+      }
+      const liveness = c.livenessProbe;
+      if (liveness) {
+        s.liveness = new ProbeRunner({
+          kind: 'liveness',
+          probe: liveness,
+          check: check(liveness),
+          firstDelayMs: remaining(liveness),
+          onFailure: unhealthy('Liveness'),
+          onChange: (ok) => {
+            if (!ok) kill('liveness', liveness);
+          },
+        });
+      }
+    };
+    const startup = c.startupProbe;
+    if (!startup) return afterStartup();
+    s.startup = new ProbeRunner({
+      kind: 'startup',
+      probe: startup,
+      check: check(startup),
+      onFailure: unhealthy('Startup'),
+      onChange: (ok) => {
+        if (!current()) return;
+        if (!ok) return kill('startup', startup);
+        // Once started, a container is never "unstarted" by its startup probe: it stops probing.
+        s.startup?.stop();
+        s.startup = undefined;
+        s.started = true;
+        afterStartup();
+        this.requestSync();
+      },
+    });
+  }
+
   /** Stops every container (grace honoured); with `remove`, finishes the pod's deletion. */
   terminate(graceMs: number, remove: boolean): Promise<void> {
     this.terminating ??= (async () => {
       const running = [...this.containers.entries()].filter(([, s]) => s.running);
+      // Before the grace period, not after: a liveness failure meanwhile would "restart" a container being stopped.
+      for (const s of this.containers.values()) stopProbes(s);
       for (const [name] of running) this.event('Normal', 'Killing', `Stopping container ${name}`);
       await Promise.all(running.map(([, s]) => s.running!.stop(graceMs)));
-      for (const s of this.containers.values()) {
-        s.readiness?.stop();
-        s.liveness?.stop();
-      }
       if (!remove) return;
       this.stopped = true;
       clearTimeout(this.timer);
@@ -409,6 +473,20 @@ export class PodWorker {
     }
   }
 
+  /**
+   * The pod is gone from the API (deleted with grace 0, or its graceful deletion finished):
+   * its containers stop now and the worker never syncs again. Without the stop, a back-off or
+   * mount retry already scheduled would start containers nobody tracks any more.
+   */
+  async forget(): Promise<void> {
+    this.stopped = true;
+    clearTimeout(this.timer);
+    // Under way already (graceful deletion, reboot): nothing waits for its grace period now.
+    if (this.terminating) await Promise.all([...this.containers.values()].map((s) => s.running?.stop(0)));
+    else await this.terminate(0, false);
+    this.cleanup();
+  }
+
   cleanup(): void {
     this.host.ipam.release(this.uid);
     rmSync(this.podDir, { recursive: true, force: true });
@@ -426,8 +504,8 @@ export class PodWorker {
       image: c.image ?? '',
       imageID: `${c.image}`,
       restartCount: this.host.restartCounts.get(`${this.uid}/${c.name}`) ?? 0,
-      ready: Boolean(s.running && s.ready),
-      started: Boolean(s.running),
+      ready: Boolean(s.running && s.started && s.ready),
+      started: Boolean(s.running && s.started),
     } as V1ContainerStatus;
     if (s.containerID) st.containerID = s.containerID;
     const term = (t: NonNullable<ContainerState['terminated']>) => ({ exitCode: t.exit.exitCode, reason: t.exit.reason, ...(t.exit.message ? { message: t.exit.message } : {}), ...(t.startedAt ? { startedAt: t.startedAt } : {}), finishedAt: t.exit.finishedAt.toISOString().replace(/\.\d{3}Z$/, 'Z'), ...(t.containerID ? { containerID: t.containerID } : {}) });

@@ -60,21 +60,41 @@ export async function runProbe(probe: V1Probe, host: string, ports: readonly V1C
   return { ok: true, message: '' };
 }
 
+export type ProbeKind = 'readiness' | 'liveness' | 'startup';
+
+export interface ProbeRunnerOptions {
+  readonly kind: ProbeKind;
+  readonly probe: V1Probe;
+  readonly check: () => Promise<ProbeResult>;
+  /**
+   * Before the first attempt; defaults to `initialDelaySeconds`. Probes held back by a startup
+   * probe pass what is left of their initial delay, which counts from the container's start.
+   */
+  readonly firstDelayMs?: number;
+  /** Each failed attempt, below the threshold too: the kubelet records one Unhealthy event per failure. */
+  readonly onFailure?: (message: string) => void;
+  /** The verdict flipped (readiness either way, liveness to failing, startup either way). */
+  readonly onChange: (ok: boolean, message: string) => void;
+}
+
 export class ProbeRunner {
   private timer: NodeJS.Timeout | undefined;
   private successes = 0;
   private failures = 0;
   private state: boolean;
   private stopped = false;
+  private readonly o: ProbeRunnerOptions;
+  private readonly successThreshold: number;
+  private readonly failureThreshold: number;
 
-  constructor(
-    private readonly probe: V1Probe,
-    private readonly check: () => Promise<ProbeResult>,
-    initial: boolean,
-    private readonly onChange: (ok: boolean, message: string) => void,
-  ) {
-    this.state = initial;
-    this.timer = setTimeout(() => void this.tick(), (probe.initialDelaySeconds ?? 0) * 1000);
+  constructor(o: ProbeRunnerOptions) {
+    this.o = o;
+    // A container is presumed alive until proven otherwise, but neither ready nor started.
+    this.state = o.kind === 'liveness';
+    // The API only accepts 1 for liveness and startup probes; a stray value must not delay a kill or a start.
+    this.successThreshold = o.kind === 'readiness' ? Math.max(1, o.probe.successThreshold ?? 1) : 1;
+    this.failureThreshold = Math.max(1, o.probe.failureThreshold ?? 3);
+    this.timer = setTimeout(() => void this.tick(), Math.max(0, o.firstDelayMs ?? (o.probe.initialDelaySeconds ?? 0) * 1000));
   }
 
   get ok(): boolean {
@@ -83,24 +103,27 @@ export class ProbeRunner {
 
   private async tick(): Promise<void> {
     if (this.stopped) return;
-    const r = await this.check().catch((err: unknown) => ({ ok: false, message: String(err) }));
+    const r = await this.o.check().catch((err: unknown) => ({ ok: false, message: String(err) }));
     if (this.stopped) return;
     if (r.ok) {
       this.failures = 0;
       this.successes++;
-      if (!this.state && this.successes >= (this.probe.successThreshold ?? 1)) {
+      if (!this.state && this.successes >= this.successThreshold) {
         this.state = true;
-        this.onChange(true, '');
+        this.o.onChange(true, '');
       }
     } else {
       this.successes = 0;
       this.failures++;
-      if (this.failures >= (this.probe.failureThreshold ?? 3) && (this.state || this.failures === (this.probe.failureThreshold ?? 3))) {
+      this.o.onFailure?.(r.message);
+      if (this.stopped) return;
+      // A probe that starts out failing (readiness, startup) reports its first verdict once, at the threshold.
+      if (this.failures >= this.failureThreshold && (this.state || this.failures === this.failureThreshold)) {
         this.state = false;
-        this.onChange(false, r.message);
+        this.o.onChange(false, r.message);
       }
     }
-    this.timer = setTimeout(() => void this.tick(), (this.probe.periodSeconds ?? 10) * 1000);
+    if (!this.stopped) this.timer = setTimeout(() => void this.tick(), (this.o.probe.periodSeconds ?? 10) * 1000);
   }
 
   stop(): void {

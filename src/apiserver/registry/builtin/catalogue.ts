@@ -61,7 +61,7 @@ export function builtinResources(): ResourceDefinition[] {
     builtin({ resource: 'services', kind: 'Service', namespaced: true, shortNames: ['svc'], categories: ['all'], subresources: { status: true }, strategy: serviceStrategy }),
     builtin({ resource: 'endpoints', kind: 'Endpoints', namespaced: true, shortNames: ['ep'], strategy: plainStrategy }),
     builtin({ resource: 'events', kind: 'Event', namespaced: true, shortNames: ['ev'], strategy: eventStrategy, fieldAccessors: eventFieldAccessors }),
-    builtin({ resource: 'serviceaccounts', kind: 'ServiceAccount', namespaced: true, shortNames: ['sa'], strategy: plainStrategy }),
+    builtin({ resource: 'serviceaccounts', kind: 'ServiceAccount', namespaced: true, shortNames: ['sa'], subresources: { token: true }, strategy: plainStrategy }),
     builtin({ group: 'apps', resource: 'deployments', kind: 'Deployment', namespaced: true, shortNames: ['deploy'], categories: ['all'], subresources: { status: true, scale: replicasScale }, strategy: deploymentStrategy }),
     builtin({ group: 'apps', resource: 'replicasets', kind: 'ReplicaSet', namespaced: true, shortNames: ['rs'], categories: ['all'], subresources: { status: true, scale: replicasScale }, strategy: replicaSetStrategy, fieldAccessors: replicaSetFieldAccessors }),
     builtin({ group: 'apps', resource: 'daemonsets', kind: 'DaemonSet', namespaced: true, shortNames: ['ds'], categories: ['all'], subresources: { status: true }, strategy: daemonSetStrategy }),

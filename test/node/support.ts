@@ -1,0 +1,199 @@
+/**
+ * Test support for the kubelet: a real API server, and one real kubelet in a node host with
+ * the process and simulated runtimes and an image store in a temporary directory, wired the
+ * way `shipyard up` wires them (src/cli/up/datacenter.ts) but with timings short enough for a
+ * test to see leases renew, back-offs grow and reboots finish in seconds. Nothing here is a
+ * stand-in: the kubelet reaches the server only through its client, as it does in a cluster.
+ * Not a test file itself.
+ */
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { KubeConfig, type CoreV1Event, type V1Container, type V1Node, type V1Pod } from '@kubernetes/client-node';
+import pino from 'pino';
+import { createNodeHost, type NodeHost } from '../../src/node/node-host.ts';
+import { openImageStore, type ImageStore } from '../../src/node/images.ts';
+import type { Kubelet, KubeletTimings } from '../../src/node/kubelet/kubelet.ts';
+import { createProcessRuntime } from '../../src/node/runtimes/process.ts';
+import { createSimulatedRuntime } from '../../src/node/runtimes/simulated.ts';
+import { ApiClient } from '../../src/runtime/client.ts';
+import { createEventRecorder } from '../../src/runtime/events.ts';
+import { InformerFactory } from '../../src/runtime/informer-factory.ts';
+import { resources } from '../../src/runtime/resources.ts';
+import { startTestServer, type TestServer } from '../support/server.ts';
+
+export const APP_IMAGE = 'example.test/node-app:1';
+const appEntrypoint = fileURLToPath(new URL('./fixtures/node-app.mjs', import.meta.url));
+
+export const fastTimings: Partial<KubeletTimings> = {
+  leaseRenewMs: 300,
+  statusCheckMs: 300,
+  staticPodPollMs: 150,
+  volumeRefreshMs: 5_000,
+  backoffInitialMs: 300,
+  backoffMaxMs: 2_400,
+  registerRetryMs: 200,
+};
+
+export interface NodeUnderTest {
+  readonly ts: TestServer;
+  readonly client: ApiClient;
+  readonly host: NodeHost;
+  readonly kubelet: Kubelet;
+  readonly nodeName: string;
+  readonly nodeIP: string;
+  /** The node directory; its filesystem is `<nodeDir>/root`. */
+  readonly nodeDir: string;
+  /** A scratch directory of the test's own (pid files, probe markers). */
+  readonly scratch: string;
+  readonly images: ImageStore;
+  /** Process groups the process runtime started and has not seen exit. */
+  readonly liveGroups: ReadonlySet<number>;
+  pod(name: string, namespace?: string): Promise<V1Pod | undefined>;
+  node(): Promise<V1Node>;
+  /** Events about one object, oldest first. */
+  events(name: string, namespace?: string): Promise<CoreV1Event[]>;
+  stop(): Promise<void>;
+}
+
+export interface NodeOptions {
+  readonly nodeName: string;
+  readonly nodeIP: string;
+  /** Set on the Node once it registers: no node IPAM controller runs in these tests. */
+  readonly podCIDR?: string;
+  readonly timings?: Partial<KubeletTimings>;
+  /** Runs before the kubelet starts (e.g. to write kubelet.conf or a static pod manifest). */
+  readonly prepare?: (nodeDir: string) => void;
+  /** Server to share with another node; started here otherwise. */
+  readonly server?: TestServer;
+}
+
+export async function until<T>(what: string, probe: () => Promise<T | undefined | false> | T | undefined | false, timeoutMs = 15_000, everyMs = 25): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const v = await probe();
+    if (v !== undefined && v !== false) return v;
+    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, everyMs));
+  }
+}
+
+export async function startNode(o: NodeOptions): Promise<NodeUnderTest> {
+  const ts = o.server ?? (await startTestServer());
+  const base = mkdtempSync(join(tmpdir(), 'shipyard-kubelet-'));
+  const nodeDir = join(base, 'node');
+  const scratch = join(base, 'scratch');
+  const kubeConfig = new KubeConfig();
+  kubeConfig.loadFromFile(ts.server.kubeconfigPath);
+  const client = new ApiClient(kubeConfig, { userAgent: `kubelet-test/${o.nodeName}` });
+  const stop = new AbortController();
+  const informers = new InformerFactory({ client, signal: stop.signal, backoff: { initialMs: 100, maxMs: 1000 } });
+  const images = openImageStore(join(base, 'images'));
+  images.import(APP_IMAGE, { entrypoint: appEntrypoint });
+  const liveGroups = new Set<number>();
+  const logger = pino({ level: process.env.SHIPYARD_TEST_LOG ?? 'silent' });
+  const host = createNodeHost({
+    client,
+    informers,
+    logger,
+    recorder: createEventRecorder({ kubeConfig, component: 'kubelet', host: o.nodeName, signal: stop.signal, retryDelayMs: 100 }),
+    runtimes: [createProcessRuntime({ images, pidRegistry: { add: (g) => liveGroups.add(g), remove: (g) => liveGroups.delete(g) } }), createSimulatedRuntime({ startDelayMs: 0 })],
+    timings: { ...fastTimings, ...(o.timings ?? {}) },
+    caCert: ts.server.caCertPem,
+  });
+  o.prepare?.(nodeDir);
+  const kubelet = host.addNode({
+    nodeName: o.nodeName,
+    nodeIP: o.nodeIP,
+    nodeDir,
+    roles: ['worker'],
+    zone: 'zone-a',
+    capacity: { cpu: '4', memory: '8Gi', pods: '110' },
+  });
+  await kubelet.start();
+  const node = async (): Promise<V1Node> => client.get<V1Node>(resources.nodes, undefined, o.nodeName);
+  if (o.podCIDR) {
+    await until('the Node to register', () => node().catch(() => undefined));
+    await client.patch(resources.nodes, undefined, o.nodeName, { spec: { podCIDR: o.podCIDR, podCIDRs: [o.podCIDR] } }, { type: 'merge' });
+  }
+  let stopped = false;
+  return {
+    ts,
+    client,
+    host,
+    kubelet,
+    nodeName: o.nodeName,
+    nodeIP: o.nodeIP,
+    nodeDir,
+    scratch,
+    images,
+    liveGroups,
+    pod: (name, namespace = 'default') => client.get<V1Pod>(resources.pods, namespace, name).catch(() => undefined),
+    node,
+    async events(name, namespace = 'default') {
+      const list = await client.list<CoreV1Event>(resources.events, namespace);
+      return list.items.filter((e) => e.involvedObject?.name === name).sort((a, b) => String(a.firstTimestamp ?? a.eventTime).localeCompare(String(b.firstTimestamp ?? b.eventTime)));
+    },
+    async stop() {
+      if (stopped) return;
+      stopped = true;
+      // Pods still running get their grace period; tests keep those short.
+      await host.stop();
+      // Whatever a failed test left running must not outlive the run.
+      for (const g of liveGroups) {
+        try {
+          process.kill(-g, 'SIGKILL');
+        } catch {
+          // Already gone.
+        }
+      }
+      stop.abort();
+      await informers.done();
+      client.close();
+      if (!o.server) await ts.stop();
+      rmSync(base, { recursive: true, force: true });
+    },
+  };
+}
+
+/** A pod bound to `nodeName` at create time (no scheduler runs in these tests). */
+export function boundPod(name: string, nodeName: string, spec: { containers: V1Container[]; restartPolicy?: string; terminationGracePeriodSeconds?: number; labels?: Record<string, string> }): V1Pod {
+  return {
+    apiVersion: 'v1',
+    kind: 'Pod',
+    metadata: { name, namespace: 'default', ...(spec.labels ? { labels: spec.labels } : {}) },
+    // No service-account token: these tests are about the kubelet, not token issuance (and no
+    // controller creates the default ServiceAccount here).
+    spec: { nodeName, automountServiceAccountToken: false, containers: spec.containers, restartPolicy: spec.restartPolicy ?? 'Always', terminationGracePeriodSeconds: spec.terminationGracePeriodSeconds ?? 1 },
+  };
+}
+
+/** A container of the test image; POD_IP comes from the downward API, as a real pod would get it. */
+export function appContainer(name: string, args: string[], extra: Partial<V1Container> = {}): V1Container {
+  return {
+    name,
+    image: APP_IMAGE,
+    args,
+    ...extra,
+    env: [{ name: 'POD_IP', valueFrom: { fieldRef: { fieldPath: 'status.podIP' } } }, ...(extra.env ?? [])],
+  };
+}
+
+export const containerStatus = (pod: V1Pod | undefined, name: string) => pod?.status?.containerStatuses?.find((c) => c.name === name);
+
+export const condition = (pod: V1Pod | undefined, type: string): string | undefined => pod?.status?.conditions?.find((c) => c.type === type)?.status;
+
+/** True when no process has this pid (a zombie counts as gone: it has exited). */
+export function pidGone(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'ESRCH';
+  }
+  try {
+    return /\) Z /.test(readFileSync(`/proc/${pid}/stat`, 'latin1'));
+  } catch {
+    return true;
+  }
+}
