@@ -121,7 +121,7 @@ describe('config.openshift.io CRDs on the API server', { timeout: 90_000 }, () =
     await writeStatus('infrastructure', 'cluster', status);
     const infra = await kubectlJson(ts, ['infrastructure', 'cluster']);
     assert.equal(infra.spec.platformSpec.external.platformName, 'Unknown', 'spec defaults apply');
-    assert.deepEqual(infra.status, status);
+    assert.deepEqual(infra.status, { ...status, infrastructureTopology: 'HighlyAvailable', cpuPartitioning: 'None' }, 'status defaults apply to /status writes');
 
     await ok(['create', '-f', '-'], JSON.stringify({ apiVersion: 'config.openshift.io/v1', kind: 'Network', metadata: { name: 'cluster' }, spec: { clusterNetwork: [{ cidr: '127.128.0.0/9', hostPrefix: 24 }], serviceNetwork: ['127.64.0.0/16'], networkType: 'Shipyard' }, status: { networkType: 'Shipyard' } }));
     const network = await kubectlJson(ts, ['network', 'cluster']);
@@ -139,7 +139,7 @@ describe('config.openshift.io CRDs on the API server', { timeout: 90_000 }, () =
     assert.match(refused.stderr, /spec\.clusterID: Required value/);
   });
 
-  it('checks a status written through /status against the schema, as kube-apiserver does', { skip: 'API server gap: ObjectStore.update skips checkSchema for the status subresource (no pruning, defaulting or validation); unskip once it runs' }, async () => {
+  it('checks a status written through /status against the schema, as kube-apiserver does', async () => {
     await writeStatus('infrastructure', 'cluster', { platform: 'None' });
     const infra = await kubectlJson(ts, ['infrastructure', 'cluster']);
     assert.equal(infra.status.controlPlaneTopology, 'HighlyAvailable', 'status defaults apply');

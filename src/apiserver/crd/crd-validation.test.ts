@@ -228,7 +228,33 @@ const schemaCases: Array<{ name: string; mutate: (c: Any) => void; want: string[
   { name: 'set items that are objects are atomic', mutate: (c) => (specOf(c).properties.objs = { type: 'array', 'x-kubernetes-list-type': 'set', items: { type: 'object', properties: { a: { type: 'string' } } } }), want: [`${specProps}[objs].items.x-kubernetes-map-type: Invalid value: null: must be atomic as item of a list with x-kubernetes-list-type=set`] },
   { name: 'map-type values', mutate: (c) => (specOf(c)['x-kubernetes-map-type'] = 'loose'), want: [`${root}.properties[spec].x-kubernetes-map-type: Unsupported value: "loose": supported values: "atomic", "granular"`] },
   { name: 'CEL rules need a rule', mutate: (c) => (specOf(c)['x-kubernetes-validations'] = [{ rule: ' ' }]), want: [`${root}.properties[spec].x-kubernetes-validations[0].rule: Required value: rule is not specified`] },
-  { name: 'CEL rules are accepted (not evaluated)', mutate: (c) => (specOf(c)['x-kubernetes-validations'] = [{ rule: 'self.replicas >= 0', message: 'no negatives', fieldPath: '.replicas' }]), want: [] },
+  { name: 'CEL rules that compile are accepted', mutate: (c) => (specOf(c)['x-kubernetes-validations'] = [{ rule: 'self.replicas >= 0', message: 'no negatives', fieldPath: '.replicas' }]), want: [] },
+  {
+    name: 'CEL rules must compile',
+    mutate: (c) => (specOf(c)['x-kubernetes-validations'] = [{ rule: 'self.replicas >=' }]),
+    want: [`${root}.properties[spec].x-kubernetes-validations[0].rule: Invalid value: {"rule":"self.replicas >="}: compilation failed: ERROR: <input>:1:17: Unexpected token: EOF`],
+  },
+  {
+    name: 'CEL rules must yield a bool',
+    mutate: (c) => (specOf(c).properties.replicas['x-kubernetes-validations'] = [{ rule: 'self + 1' }]),
+    want: [`${specProps}[replicas].x-kubernetes-validations[0].rule: Invalid value: {"rule":"self + 1"}: cel expression must evaluate to a bool`],
+  },
+  {
+    name: 'CEL messageExpressions must compile to a string',
+    mutate: (c) => (specOf(c)['x-kubernetes-validations'] = [{ rule: 'true', messageExpression: '1 + 2' }, { rule: 'true', messageExpression: "'a' +" }]),
+    want: [
+      `${root}.properties[spec].x-kubernetes-validations[0].messageExpression: Invalid value: {"rule":"true","messageExpression":"1 + 2"}: messageExpression must evaluate to a string`,
+      `${root}.properties[spec].x-kubernetes-validations[1].messageExpression: Invalid value: {"rule":"true","messageExpression":"'a' +"}: messageExpression compilation failed: ERROR: <input>:1:6: Unexpected token: EOF`,
+    ],
+  },
+  {
+    name: 'CEL transition rules only where an old value can be found',
+    mutate: (c) => {
+      specOf(c).properties.tags = { type: 'array', items: { type: 'string', 'x-kubernetes-validations': [{ rule: 'self == oldSelf' }] } };
+      specOf(c).properties.ports = { type: 'array', 'x-kubernetes-list-type': 'map', 'x-kubernetes-list-map-keys': ['name'], items: { type: 'object', required: ['name'], properties: { name: { type: 'string' } }, 'x-kubernetes-validations': [{ rule: 'self == oldSelf' }] } };
+    },
+    want: [`${specProps}[tags].items.x-kubernetes-validations[0].rule: Invalid value: {"rule":"self == oldSelf"}: oldSelf cannot be used on the uncorrelatable portion of the schema within ${specProps}[tags].items`],
+  },
   { name: 'CEL reasons', mutate: (c) => (specOf(c)['x-kubernetes-validations'] = [{ rule: 'true', reason: 'Nope' }]), want: [`${root}.properties[spec].x-kubernetes-validations[0].reason: Unsupported value: "Nope": supported values: "FieldValueDuplicate", "FieldValueForbidden", "FieldValueInvalid", "FieldValueRequired"`] },
   // status subresource root restrictions
   {

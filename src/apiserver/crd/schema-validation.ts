@@ -4,11 +4,14 @@
  * pruning unchanged and validate against its own schema; then the OpenAPI-level rules
  * (unsupported keywords, `uniqueItems`, `properties` with `additionalProperties`, defaults in
  * metadata, list/map types and their keys, the shape of `x-kubernetes-validations`), and the
- * root restrictions that a status subresource brings. CEL rules are accepted but not compiled.
+ * root restrictions that a status subresource brings. CEL rules and messageExpressions must
+ * compile, and transition rules (those reading `oldSelf`) must sit where an old value can be
+ * found, not below the items of a list that is not `x-kubernetes-list-type: map`.
  */
 import { isDeepStrictEqual } from 'node:util';
 import { fieldError, type FieldError } from '../../api/field-errors.ts';
 import type { JSONSchemaProps } from '../../api/schema.ts';
+import { compileExpression } from './cel-library.ts';
 import { validateEmbeddedResources } from './embedded.ts';
 import { child, index, key } from './field-path.ts';
 import { pruneValue } from './prune.ts';
@@ -32,6 +35,8 @@ interface SchemaContext {
   readonly allowDefaults: boolean;
   readonly disallowDefaultsReason?: string;
   readonly insideResourceMeta: boolean;
+  /** Set below the items of a list that is not a map list: where CEL's `oldSelf` cannot be followed. */
+  readonly uncorrelatable?: string;
 }
 
 function asSchema(v: unknown): RawSchema | undefined {
@@ -151,7 +156,7 @@ function fieldPathValid(s: RawSchema, fieldPath: string): boolean {
   return cur !== undefined && segs.length > 0;
 }
 
-function celRules(s: RawSchema, path: string, errs: FieldError[]): void {
+function celRules(s: RawSchema, path: string, ctx: SchemaContext, errs: FieldError[]): void {
   const rules = s['x-kubernetes-validations'];
   if (!Array.isArray(rules)) return;
   rules.forEach((r, i) => {
@@ -170,6 +175,17 @@ function celRules(s: RawSchema, path: string, errs: FieldError[]): void {
     if (fieldPath.length > 0 && fieldPath.trim() === '') errs.push(fieldError.invalid(child(p, 'fieldPath'), fieldPath, 'must be non-empty if specified'));
     if (hasNewlines(fieldPath)) errs.push(fieldError.invalid(child(p, 'fieldPath'), fieldPath, 'must not contain line breaks'));
     if (fieldPath.length > 0 && !fieldPathValid(s, fieldPath)) errs.push(fieldError.invalid(child(p, 'fieldPath'), fieldPath, 'must be a valid path'));
+    if (rule !== '') {
+      const compiled = compileExpression(rule, 'rule');
+      if (!compiled.ok) errs.push(fieldError.invalid(child(p, 'rule'), r, compiled.error));
+      else if (compiled.expression.usesOldSelf && ctx.uncorrelatable) {
+        errs.push(fieldError.invalid(child(p, 'rule'), r, `oldSelf cannot be used on the uncorrelatable portion of the schema within ${ctx.uncorrelatable}`));
+      }
+    }
+    if (msgExpr.trim() !== '') {
+      const compiled = compileExpression(msgExpr, 'message');
+      if (!compiled.ok) errs.push(fieldError.invalid(child(p, 'messageExpression'), r, compiled.error));
+    }
   });
 }
 
@@ -200,12 +216,13 @@ function openapi(s: RawSchema | undefined, path: string, ctx: SchemaContext, isR
     const list = s[j];
     if (Array.isArray(list)) list.forEach((b, i) => openapi(asSchema(b), index(child(path, j), i), ctx, false, errs));
   }
-  openapi(asSchema(s.items), child(path, 'items'), ctx, false, errs);
+  const itemsCtx = s['x-kubernetes-list-type'] === 'map' || ctx.uncorrelatable ? ctx : { ...ctx, uncorrelatable: child(path, 'items') };
+  openapi(asSchema(s.items), child(path, 'items'), itemsCtx, false, errs);
   if (s['x-kubernetes-preserve-unknown-fields'] === false) {
     errs.push(fieldError.invalid(child(path, 'x-kubernetes-preserve-unknown-fields'), false, 'must be true or undefined'));
   }
   listAndMapTypes(s, path, errs);
-  celRules(s, path, errs);
+  celRules(s, path, ctx, errs);
 }
 
 /**

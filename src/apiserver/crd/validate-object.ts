@@ -5,7 +5,7 @@
  * items, additionalProperties and allOf/anyOf/oneOf/not here), then embedded resources'
  * TypeMeta/ObjectMeta, then `x-kubernetes-list-type` uniqueness. Root `metadata` is left to the
  * generic ObjectMeta validation, except for the name/generateName restrictions a CRD may
- * declare. `x-kubernetes-validations` (CEL) rules are not evaluated.
+ * declare. `x-kubernetes-validations` (CEL) rules are cel-validation.ts's, run on what passes here.
  */
 import { fieldError, type FieldError } from '../../api/field-errors.ts';
 import type { JSONSchemaProps } from '../../api/schema.ts';

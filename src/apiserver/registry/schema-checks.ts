@@ -1,13 +1,15 @@
 /**
  * Schema work on a write, before the strategy validates: for custom resources, defaulting,
- * pruning of unknown fields and structural-schema validation; for built-ins, dropping unknown
- * fields. Unknown fields are an error under `fieldValidation=Strict` (400, as kube's strict
- * decoder answers), a `Warning` header under `Warn`, and silently dropped under `Ignore`.
+ * pruning of unknown fields, structural-schema validation and then the CEL rules
+ * (`x-kubernetes-validations`); for built-ins, dropping unknown fields. Unknown fields are an
+ * error under `fieldValidation=Strict` (400, as kube's strict decoder answers), a `Warning`
+ * header under `Warn`, and silently dropped under `Ignore`.
  */
-import type { FieldError } from '../../api/field-errors.ts';
+import { fieldError, type FieldError, type FieldErrorType } from '../../api/field-errors.ts';
 import { findUnknownFields } from '../../api/builtin/unknown-fields.ts';
+import { hasCelRules, validateCelRules } from '../crd/cel-validation.ts';
 import { coerceCustomResource } from '../crd/coerce.ts';
-import { validateCustomObject } from '../crd/validate-object.ts';
+import { compositeField, validateCustomObject } from '../crd/validate-object.ts';
 import { errors } from '../errors.ts';
 import type { KubeObject, ResourceDefinition } from './resource.ts';
 import type { WriteContext } from './store.ts';
@@ -36,12 +38,24 @@ export function removePath(obj: KubeObject, path: string): void {
   if (typeof cur === 'object' && cur !== null && last !== undefined) delete (cur as Record<string | number, unknown>)[last];
 }
 
-export function checkSchema(def: ResourceDefinition, obj: KubeObject, ctx: WriteContext): FieldError[] {
+/** Errors after which kube-apiserver does not run CEL rules: the rules would see values of the wrong shape. */
+const blockingCelErrors: ReadonlySet<FieldErrorType> = new Set(['FieldValueNotSupported', 'FieldValueRequired', 'FieldValueTooLong', 'FieldValueTooMany', 'FieldValueTypeInvalid']);
+
+/** `old` is the stored object on an update, for CEL transition rules and ratcheting. */
+export function checkSchema(def: ResourceDefinition, obj: KubeObject, ctx: WriteContext, old?: KubeObject): FieldError[] {
   if (!def.schema) return [];
   if (def.crd) {
     const schema = def.schema.root;
     reportUnknown(coerceCustomResource(obj, schema).unknownFields, ctx);
-    return validateCustomObject(obj, schema);
+    const errs = validateCustomObject(obj, schema);
+    if (!hasCelRules(schema)) return errs;
+    if (errs.some((e) => blockingCelErrors.has(e.type))) {
+      errs.push(fieldError.invalid(compositeField, 'null', 'some validation rules were not checked because the object was invalid; correct the existing errors to complete validation'));
+      return errs;
+    }
+    const cel = validateCelRules(obj, schema, { old });
+    ctx.warnings?.push(...cel.warnings);
+    return [...errs, ...cel.errors];
   }
   const unknown = findUnknownFields(obj, def.schema.root, def.schema.resolve);
   reportUnknown(unknown, ctx);

@@ -10,6 +10,7 @@ import type { FieldError } from '../../api/field-errors.ts';
 import { generateName } from '../../api/names.ts';
 import { formatTimestamp } from '../../api/time.ts';
 import { CompactedError, FutureRevisionError, type Backend, type KeyValue } from '../../storage/types.ts';
+import { coerceCustomResource } from '../crd/coerce.ts';
 import { ApiError, errors } from '../errors.ts';
 import type { LabelMatcher, ObjectMatcher } from './list-filter.ts';
 import { validateFinalizerNames, validateMetaUpdate, validateObjectMeta } from './metadata.ts';
@@ -63,8 +64,11 @@ export interface StoreHooks {
   admitCreate?(def: ResourceDefinition, obj: KubeObject): Promise<void>;
   /** Computes managedFields for a non-apply write. */
   managedFields?(def: ResourceDefinition, live: KubeObject | undefined, updated: KubeObject, ctx: WriteContext): unknown[] | undefined;
-  /** Schema checks for custom resources and unknown-field handling; returns field errors. */
-  checkSchema?(def: ResourceDefinition, obj: KubeObject, ctx: WriteContext): FieldError[];
+  /**
+   * Schema checks for custom resources and unknown-field handling; returns field errors.
+   * `old` is the stored object on an update (CEL transition rules compare against it).
+   */
+  checkSchema?(def: ResourceDefinition, obj: KubeObject, ctx: WriteContext, old?: KubeObject): FieldError[];
   /** True when the namespace is known to be Active (a cache); false means "look it up". */
   namespaceActive?(name: string): boolean;
   /** Graceful pod deletion needs to know whether the node exists. */
@@ -131,8 +135,22 @@ export class ObjectStore {
     else obj.apiVersion = apiVersionOf(def);
     obj.kind = def.kind;
     obj.metadata ??= {};
+    if (def.crd && def.structural && def.schema) this.coerceStored(def, obj);
     obj.metadata.resourceVersion = String(kv.modRevision);
     return obj;
+  }
+
+  /**
+   * Custom resources are pruned and defaulted on every read too, as kube-apiserver's storage
+   * decoder does (with the storage version's schema, then the served one's), so an object
+   * stored before a default or a schema change reads as the schema now says.
+   */
+  private coerceStored(def: ResourceDefinition, obj: KubeObject): void {
+    const served = def.schema!.root;
+    const storageVersion = def.storageVersion.slice(def.group.length + 1);
+    const storage = storageVersion === def.version ? served : this.registry.lookup(def.group, storageVersion, def.resource)?.schema?.root;
+    if (storage && storage !== served) coerceCustomResource(obj, storage);
+    coerceCustomResource(obj, served);
   }
 
   private encode(def: ResourceDefinition, obj: KubeObject): string {
@@ -146,10 +164,11 @@ export class ObjectStore {
   /**
    * The object as served, as JSON text, made from the stored text without parsing it when
    * the served version is the stored one: the resourceVersion is spliced in after
-   * `"metadata":{`. Undefined when the object must be decoded (conversion, other version).
+   * `"metadata":{`. Undefined when the object must be decoded (conversion, other version,
+   * custom resources, which are pruned and defaulted on the way out).
    */
   served(def: ResourceDefinition, kv: KeyValue): string | undefined {
-    if (def.conversion || def.storageVersion !== apiVersionOf(def)) return undefined;
+    if (def.conversion || def.storageVersion !== apiVersionOf(def) || (def.crd && def.structural && def.schema)) return undefined;
     let prefix = this.servedPrefixes.get(def);
     if (prefix === undefined) this.servedPrefixes.set(def, (prefix = `{"apiVersion":${JSON.stringify(def.storageVersion)},"kind":${JSON.stringify(def.kind)},"metadata":{`));
     const v = kv.value;
@@ -399,11 +418,15 @@ export class ObjectStore {
     const errs = [...validateMetaUpdate(obj, current)];
     if (ctx.subresource === 'binding') {
       // nothing beyond metadata: the node name was checked by the binding handler
-    } else if (ctx.subresource === 'status') errs.push(...(def.strategy.validateStatusUpdate?.(obj, current) ?? []));
-    else if (ctx.subresource === 'finalize') errs.push(...validateFinalizerNames(obj.spec.finalizers, 'spec.finalizers'));
+    } else if (ctx.subresource === 'status') {
+      // As kube's status strategy for custom resources: the whole object is pruned, defaulted
+      // and validated against the schema (CEL rules included), though only status changed.
+      if (def.crd) errs.push(...(this.hooks.checkSchema?.(def, obj, ctx, current) ?? []));
+      errs.push(...(def.strategy.validateStatusUpdate?.(obj, current) ?? []));
+    } else if (ctx.subresource === 'finalize') errs.push(...validateFinalizerNames(obj.spec.finalizers, 'spec.finalizers'));
     else {
       errs.push(...validateObjectMeta(obj, { namespaced: def.namespaced, nameRule: def.strategy.nameRule }));
-      errs.push(...(this.hooks.checkSchema?.(def, obj, ctx) ?? []));
+      errs.push(...(this.hooks.checkSchema?.(def, obj, ctx, current) ?? []));
       if (!errs.length) errs.push(...(def.strategy.validateUpdate?.(obj, current) ?? []));
     }
     if (errs.length) this.invalid(def, name, errs);

@@ -117,7 +117,7 @@ export function createClusterVersionOperator(ctx: ControllerContext, options: Cl
   };
 
   const reconcile = async (): Promise<{ requeueAfterMs: number } | void> => {
-    let cv = versions.store.get(CLUSTER_VERSION_NAME) as ClusterVersion | undefined;
+    const cv = versions.store.get(CLUSTER_VERSION_NAME) as ClusterVersion | undefined;
     if (!cv) {
       // The installer normally creates it; a CVO started on a bare cluster creates it itself.
       try {
