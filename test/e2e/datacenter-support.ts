@@ -73,6 +73,8 @@ function run(cmd: string, args: readonly string[], env: Record<string, string>, 
       clearTimeout(timer);
       resolve({ code: code ?? -1, stdout, stderr });
     });
+    // A command that exits before reading its input (most do not read it at all) closes the pipe: not an error.
+    child.stdin.on('error', () => {});
     child.stdin.end(input ?? '');
   });
 }

@@ -75,7 +75,11 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
           const code = err ? (typeof (err as { code?: unknown }).code === 'number' ? ((err as { code: number }).code) : 1) : 0;
           resolve({ code, stdout: String(stdout), stderr: String(stderr) });
         });
-        if (opts.input !== undefined) child.stdin?.end(opts.input);
+        if (opts.input !== undefined) {
+          // kubectl may exit (a usage error, say) before reading its input: the closed pipe is not the test's failure.
+          child.stdin?.on('error', () => {});
+          child.stdin?.end(opts.input);
+        }
       });
     },
     spawnKubectl(args) {
