@@ -13,18 +13,12 @@ import { KubeConfig, type V1ConfigMap } from '@kubernetes/client-node';
 import { ApiClient } from '../../src/runtime/client.ts';
 import { resources, type ResourceRef } from '../../src/runtime/resources.ts';
 import { startTestServer, type TestServer } from '../support/server.ts';
+import { pollUntil } from '../e2e/support.ts';
 
 const NS = 'default';
 
-async function until<T>(what: string, probe: () => Promise<T | undefined | false>, timeoutMs = 20_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await probe();
-    if (v !== undefined && v !== false) return v;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
+/** Polls until `probe` returns something, as the other tests here poll the API. */
+const until = <T>(what: string, probe: () => Promise<T | undefined | false>, timeoutMs = 20_000): Promise<T> => pollUntil(what, probe, { timeoutMs, intervalMs: 50 });
 
 const owner = (kind: string, name: string, uid: string, apiVersion = 'v1') => ({ apiVersion, kind, name, uid });
 

@@ -13,8 +13,8 @@ import { fileURLToPath } from 'node:url';
 import { after, before, describe, it } from 'node:test';
 import { openImageStore } from '../../src/node/images.ts';
 import { buildRelease, releaseImage, TEST_RELEASE_VERSION, DEFAULT_RELEASE_VERSION } from '../../src/cli/up/install.ts';
-import { describeResult, pollUntil, type Json } from './support.ts';
-import { kubectlWith, processesUsing, runShipyard, startUp, type UpProcess } from './datacenter-support.ts';
+import { pollUntil, type Json } from './support.ts';
+import { kubectlWith, runShipyard, startUp, stopUp, strictKubectl, type UpProcess } from './datacenter-support.ts';
 
 /** Short, so drift is reverted within seconds; the CVO's default is 2–4 minutes. */
 const INTERVAL_S = 4;
@@ -26,12 +26,7 @@ describe('cluster-version-operator (e2e)', { timeout: 900_000 }, () => {
   const kubectl = kubectlWith(join(dataDir, 'kubeconfig'));
   let up: UpProcess | undefined;
 
-  const ok = async (args: string[], input?: string): Promise<string> => {
-    const r = await kubectl(args, { input });
-    assert.equal(r.code, 0, describeResult(args, r));
-    return r.stdout;
-  };
-  const json = async (args: string[]): Promise<Json> => JSON.parse(await ok(['get', ...args, '-o', 'json']));
+  const { ok, json } = strictKubectl(kubectl);
   const clusterVersion = () => json(['clusterversion', 'version']);
   const condition = (cv: Json, type: string): Json | undefined => (cv.status?.conditions ?? []).find((c: Json) => c.type === type);
   const operatorDeployment = () => json(OPERATOR);
@@ -44,16 +39,7 @@ describe('cluster-version-operator (e2e)', { timeout: 900_000 }, () => {
     await up.ready(300_000);
   });
 
-  after(async () => {
-    if (up && up.child.exitCode === null) {
-      up.child.kill('SIGINT');
-      await Promise.race([up.exited(), new Promise((r) => setTimeout(r, 30_000))]);
-      up.child.kill('SIGKILL');
-    }
-    const left = await pollUntil('no process of the datacenter left', async () => processesUsing(dataDir).length === 0 || undefined, { timeoutMs: 15_000 }).catch(() => undefined);
-    if (!left) for (const p of processesUsing(dataDir)) process.kill(p.pid, 'SIGKILL');
-    rmSync(dataDir, { recursive: true, force: true });
-  });
+  after(() => stopUp(up, dataDir));
 
   it('after shipyard up, ClusterVersion is Available at the payload version and every ClusterOperator exists', async () => {
     assert.match(up!.output(), new RegExp(`version ${DEFAULT_RELEASE_VERSION.replaceAll('.', '\\.')}`), 'the summary names the version');

@@ -2,10 +2,11 @@
  * Drives `shipyard up` as a user does: the real CLI as a child process in a temporary data
  * directory, and real kubectl against the kubeconfig it writes. Not a test file itself.
  */
+import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
-import { readdirSync, readFileSync } from 'node:fs';
+import { readdirSync, readFileSync, rmSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import type { KubectlResult } from './support.ts';
+import { describeResult, pollUntil, type Json, type KubectlResult } from './support.ts';
 
 const repo = fileURLToPath(new URL('../../', import.meta.url));
 const shipyardBin = `${repo}bin/shipyard.js`;
@@ -96,4 +97,27 @@ export function processesUsing(dataDir: string): { pid: number; cmd: string }[] 
     }
   }
   return found;
+}
+
+/** kubectl calls that must succeed: `ok` returns stdout, `json` parses `get … -o json`. */
+export function strictKubectl(kubectl: ReturnType<typeof kubectlWith>) {
+  const ok = async (args: string[], input?: string): Promise<string> => {
+    const r = await kubectl(args, { input });
+    assert.equal(r.code, 0, describeResult(args, r));
+    return r.stdout;
+  };
+  const json = async (args: string[]): Promise<Json> => JSON.parse(await ok(['get', ...args, '-o', 'json']));
+  return { ok, json };
+}
+
+/** Stops `shipyard up` as a user would (SIGINT), makes sure nothing it started survives, and removes its data directory. */
+export async function stopUp(up: UpProcess | undefined, dataDir: string): Promise<void> {
+  if (up && up.child.exitCode === null) {
+    up.child.kill('SIGINT');
+    await Promise.race([up.exited(), new Promise((r) => setTimeout(r, 30_000))]);
+    up.child.kill('SIGKILL');
+  }
+  const left = await pollUntil('no process of the datacenter left', async () => processesUsing(dataDir).length === 0 || undefined, { timeoutMs: 15_000 }).catch(() => undefined);
+  if (!left) for (const p of processesUsing(dataDir)) process.kill(p.pid, 'SIGKILL');
+  rmSync(dataDir, { recursive: true, force: true });
 }

@@ -4,13 +4,13 @@
  * with SIGKILL and resumed.
  */
 import assert from 'node:assert/strict';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { get as httpGet } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { describeResult, fixture, pollUntil, type Json } from './support.ts';
-import { kubectlWith, processesUsing, runShipyard, startUp, type UpProcess } from './datacenter-support.ts';
+import { kubectlWith, processesUsing, runShipyard, startUp, stopUp, strictKubectl, type UpProcess } from './datacenter-support.ts';
 
 const APP_IMAGE = 'example.test/e2e/app:1';
 const GRACE_SECONDS = 10;
@@ -33,12 +33,7 @@ describe('shipyard up: the local datacenter (e2e)', { timeout: 900_000 }, () => 
   const kubectl = kubectlWith(kubeconfig);
   let up: UpProcess | undefined;
 
-  const ok = async (args: string[], input?: string): Promise<string> => {
-    const r = await kubectl(args, { input });
-    assert.equal(r.code, 0, describeResult(args, r));
-    return r.stdout;
-  };
-  const json = async (args: string[]): Promise<Json> => JSON.parse(await ok(['get', ...args, '-o', 'json']));
+  const { ok, json } = strictKubectl(kubectl);
   const apply = (doc: unknown): Promise<string> => ok(['apply', '-f', '-'], JSON.stringify(doc));
 
   before(async () => {
@@ -48,16 +43,7 @@ describe('shipyard up: the local datacenter (e2e)', { timeout: 900_000 }, () => 
     await up.ready(240_000);
   });
 
-  after(async () => {
-    if (up && up.child.exitCode === null) {
-      up.child.kill('SIGINT');
-      await Promise.race([up.exited(), new Promise((r) => setTimeout(r, 30_000))]);
-      up.child.kill('SIGKILL');
-    }
-    const left = await pollUntil('no process of the datacenter left', async () => processesUsing(dataDir).length === 0 || undefined, { timeoutMs: 15_000 }).catch(() => undefined);
-    if (!left) for (const p of processesUsing(dataDir)) process.kill(p.pid, 'SIGKILL');
-    rmSync(dataDir, { recursive: true, force: true });
-  });
+  after(() => stopUp(up, dataDir));
 
   it('shows 4 Ready nodes with their roles and 127.1.x.x internal IPs', async () => {
     const out = await ok(['get', 'nodes', '-o', 'wide']);
