@@ -210,8 +210,10 @@ export class PodWorker {
     const ranFor = s.terminated && s.terminated.startedAt ? Date.parse(s.terminated.exit.finishedAt.toISOString()) - Date.parse(s.terminated.startedAt) : 0;
     if (ranFor > this.host.backoff.resetAfterMs) s.crashes = 0;
     if (s.backoffUntil === undefined) {
-      const seconds = Math.min(this.host.backoff.maxMs, this.host.backoff.initialMs * 2 ** Math.max(0, s.crashes - 1)) / 1000;
-      if (s.crashes === 0) return true;
+      // As the kubelet does: the first failure restarts at once; from the second on, the
+      // back-off starts at its initial value and doubles up to the maximum.
+      if (s.crashes <= 1) return true;
+      const seconds = Math.min(this.host.backoff.maxMs, this.host.backoff.initialMs * 2 ** (s.crashes - 2)) / 1000;
       s.backoffSeconds = seconds;
       s.backoffUntil = Date.now() + seconds * 1000;
     }
