@@ -101,6 +101,8 @@ describe('cluster-version-operator (e2e)', { timeout: 900_000 }, () => {
     await ok(['patch', 'clusterversion/version', '--type=json', '-p', '[{"op":"remove","path":"/spec/desiredUpdate"}]']);
     await waitFor('ReleaseAccepted back to True', async () => condition(await clusterVersion(), 'ReleaseAccepted')?.status === 'True');
 
+    await waitFor('kubectl get clusterversion names the unmanaged Deployment', async () => /not managed \(overrides\): Deployment openshift-config-operator\/openshift-config-operator/.test(await ok(['get', 'clusterversion'])));
+
     await ok(['scale', ...OPERATOR, '--replicas=2']);
     await ok(['label', 'namespace', 'openshift-config-operator', 'openshift.io/run-level-']);
     await waitFor('the namespace label put back (the rest is still managed)', async () => (await json(['namespace', 'openshift-config-operator'])).metadata.labels?.['openshift.io/run-level'] === '', (INTERVAL_S + 20) * 1000);

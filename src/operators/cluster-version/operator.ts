@@ -136,6 +136,7 @@ export function createClusterVersionOperator(ctx: ControllerContext, options: Cl
     const now = () => formatTimestamp();
     const overrides = cv.spec?.overrides ?? [];
     const overridesSet = overrides.some((o) => o.unmanaged);
+    const unmanaged = overrides.filter((o) => o.unmanaged).map((o) => `${o.kind} ${o.namespace ? `${o.namespace}/` : ''}${o.name}`);
     const notUpgradeable = () =>
       operators.store
         .list()
@@ -187,7 +188,7 @@ export function createClusterVersionOperator(ctx: ControllerContext, options: Cl
     const progressPeriod = options.progressWriteMs ?? 1000;
     let progress: SyncResult = { total: manifests.length, done: 0, failures: [], aborted: false };
     const statusFor = (current: ClusterVersion, result: SyncResult | undefined): ClusterVersionStatus =>
-      computeStatus({ previous: current.status ?? {}, desired: release, generation: current.metadata?.generation, versionHash: loaded.versionHash, state, result, refused, overridesSet, notUpgradeable: notUpgradeable(), channel: current.spec?.channel, now: now() });
+      computeStatus({ previous: current.status ?? {}, desired: release, generation: current.metadata?.generation, versionHash: loaded.versionHash, state, result, refused, overridesSet, unmanaged, notUpgradeable: notUpgradeable(), channel: current.spec?.channel, now: now() });
 
     await precreateOperators(manifests);
     ctx.logger.info({ version: release.version, image: release.image, mode, manifests: manifests.length }, 'starting a pass over the payload');

@@ -41,10 +41,11 @@ describe('ClusterVersion status', () => {
     assert.equal(cond(s, 'Available').status, 'True', 'still available');
   });
 
-  it('overrides make it not upgradeable, with the CVO reason', () => {
-    const s = computeStatus(base({ overridesSet: true }));
+  it('overrides make it not upgradeable, with the CVO reason, and the version message names what is unmanaged', () => {
+    const s = computeStatus(base({ overridesSet: true, unmanaged: ['Deployment openshift-config-operator/openshift-config-operator'], result: { total: 2, done: 2, failures: [], aborted: false } }));
     assert.equal(cond(s, 'Upgradeable').status, 'False');
     assert.equal(cond(s, 'Upgradeable').reason, 'ClusterVersionOverridesSet');
+    assert.equal(cond(s, 'Progressing').message, 'Cluster version is 0.1.0; not managed (overrides): Deployment openshift-config-operator/openshift-config-operator');
   });
 
   it('an update adds a Partial entry on top and completes it; the transition time of Available stays', () => {

@@ -44,6 +44,8 @@ export interface StatusInput {
   /** A payload that could not be loaded: ReleaseAccepted=False and nothing applied. */
   readonly payloadError?: string;
   readonly overridesSet: boolean;
+  /** What the unmanaged overrides name (`Deployment ns/name`), shown with the version so `kubectl get clusterversion` tells. */
+  readonly unmanaged?: readonly string[];
   /** ClusterOperators reporting Upgradeable=False, with their messages. */
   readonly notUpgradeable: readonly { name: string; message: string }[];
   readonly channel: string | undefined;
@@ -68,6 +70,11 @@ export function summarizeFailures(failures: readonly ManifestFailure[]): { reaso
   const reasons = new Set(failures.map((f) => f.reason));
   const reason = reasons.size === 1 ? failures[0]!.reason : 'MultipleErrors';
   return { reason, message: `Multiple errors are preventing progress:\n${failures.map((f) => `* ${describeFailure(f)}`).join('\n')}` };
+}
+
+function unmanagedNote(unmanaged: readonly string[] | undefined): string {
+  if (!unmanaged?.length) return '';
+  return `; not managed (overrides): ${unmanaged.join(', ')}`;
 }
 
 export function computeStatus(input: StatusInput): ClusterVersionStatus {
@@ -106,11 +113,11 @@ export function computeStatus(input: StatusInput): ClusterVersionStatus {
   if (input.payloadError) {
     set({ type: 'Progressing', status: 'False', reason: 'RetrievePayload', message: `Unable to apply ${desired.version}: the release image could not be loaded: ${input.payloadError}` });
   } else if (completed) {
-    set({ type: 'Progressing', status: 'False', reason: '', message: `Cluster version is ${desired.version}` });
+    set({ type: 'Progressing', status: 'False', reason: '', message: `Cluster version is ${desired.version}${unmanagedNote(input.unmanaged)}` });
   } else if (input.state === 'Reconciling' && summary) {
     set({ type: 'Progressing', status: 'False', reason: summary.reason, message: `Error while reconciling ${desired.version}: ${summary.message}` });
   } else if (input.state === 'Reconciling') {
-    set({ type: 'Progressing', status: 'False', reason: '', message: `Cluster version is ${desired.version}` });
+    set({ type: 'Progressing', status: 'False', reason: '', message: `Cluster version is ${desired.version}${unmanagedNote(input.unmanaged)}` });
   } else if (summary) {
     set({ type: 'Progressing', status: 'True', reason: summary.reason, message: `Unable to apply ${desired.version}: ${summary.message}` });
   } else {
