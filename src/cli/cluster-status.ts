@@ -3,6 +3,7 @@
  * clusterversion,clusteroperators`: the version and what the CVO is doing, whether it is paused
  * (its Deployment scaled to 0) or has unmanaged overrides, every ClusterOperator, and the nodes.
  */
+import { existsSync } from 'node:fs';
 import { KubeConfig } from '@kubernetes/client-node';
 import type { ClusterOperator, ClusterVersion } from '../api/config/index.ts';
 import { clusterOperatorMessage } from '../api/config/index.ts';
@@ -90,11 +91,16 @@ export async function gatherStatus(client: ApiClient): Promise<StatusFacts> {
 }
 
 export async function printStatus(kubeconfigPath: string): Promise<string> {
+  if (!existsSync(kubeconfigPath)) throw new Error(`${kubeconfigPath} does not exist: no cluster has been created in this data directory (shipyard up creates one)`);
   const kc = new KubeConfig();
   kc.loadFromFile(kubeconfigPath);
-  const client = new ApiClient(kc, { userAgent: 'shipyard-status' });
+  const client = new ApiClient(kc, { userAgent: 'shipyard-status', timeoutMs: 10_000 });
   try {
     return renderStatus(await gatherStatus(client));
+  } catch (err) {
+    const code = (err as { code?: unknown }).code;
+    if (code === 'ECONNREFUSED' || code === 'ECONNRESET') throw new Error(`cannot reach the cluster at ${kc.getCurrentCluster()?.server ?? '?'}: is \`shipyard up\` running on this data directory?`);
+    throw err;
   } finally {
     client.close();
   }
