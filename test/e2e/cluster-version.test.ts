@@ -70,7 +70,7 @@ describe('cluster-version-operator (e2e)', { timeout: 900_000 }, () => {
 
   it('with the CVO scaled to 0 edits stick; scaling it back to 1 reverts them', async () => {
     await ok(['scale', ...CVO, '--replicas=0']);
-    await waitFor('no CVO pod left', async () => (await json(['pods', '-n', 'openshift-cluster-version', '-l', 'k8s-app=cluster-version-operator'])).items.length === 0, 60_000);
+    await waitFor('no CVO pod left', async () => (await json(['pods', '-n', 'openshift-cluster-version', '-l', 'k8s-app=cluster-version-operator'])).items.length === 0, 120_000);
     await ok(['scale', ...OPERATOR, '--replicas=2']);
     await twoIntervals();
     assert.equal((await operatorDeployment()).spec.replicas, 2, 'nothing reconciles while the CVO is scaled down');

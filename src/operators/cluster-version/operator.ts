@@ -116,7 +116,7 @@ export function createClusterVersionOperator(ctx: ControllerContext, options: Cl
     }
   };
 
-  const reconcile = async (): Promise<{ requeueAfterMs: number } | void> => {
+  const reconcile = async (stopping: AbortSignal): Promise<{ requeueAfterMs: number } | void> => {
     const cv = versions.store.get(CLUSTER_VERSION_NAME) as ClusterVersion | undefined;
     if (!cv) {
       // The installer normally creates it; a CVO started on a bare cluster creates it itself.
@@ -132,6 +132,10 @@ export function createClusterVersionOperator(ctx: ControllerContext, options: Cl
     const desired = desiredRelease(cv, ownRelease, (v) => options.payloads.imageForVersion(v));
     const wishes = wishesOf(cv);
     const abort = new AbortController();
+    // A pass also ends when the CVO stops (scaled down, lost its lease): it must not hold the
+    // process past its grace period waiting on health.
+    if (stopping.aborted) return;
+    stopping.addEventListener('abort', () => abort.abort(), { once: true });
     running = { wishes, abort };
     const now = () => formatTimestamp();
     const overrides = cv.spec?.overrides ?? [];
@@ -250,9 +254,9 @@ export function createClusterVersionOperator(ctx: ControllerContext, options: Cl
     workers: 1,
     observer: ctx.metrics?.forController('cluster-version-operator'),
     onError: (r) => ctx.logger.warn({ err: String(r.error) }, 'cluster version sync failed; retrying'),
-    reconcile: async () => {
+    reconcile: async (_key, signal) => {
       try {
-        return await reconcile();
+        return await reconcile(signal);
       } catch (err) {
         if (isNotFound(err)) return { requeueAfterMs: 1000 };
         throw err;
