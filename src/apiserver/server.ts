@@ -61,7 +61,10 @@ export interface ApiServerOptions {
   /** Timing of the `kubernetes` Service's lease and checks (defaults 10 s and 30 s). */
   readonly kubernetesService?: { readonly intervalMs?: number; readonly leaseDurationSeconds?: number };
   readonly bookmarkIntervalMs?: number;
-  /** Automatic compaction: how often, and how many revisions to keep. 0 disables. */
+  /**
+   * Automatic compaction: how often (0 disables), and how many revisions to keep at least. Each
+   * run also keeps everything since the previous run, as kube-apiserver's compactor does.
+   */
   readonly compactionIntervalMs?: number;
   readonly compactionKeepRevisions?: number;
   readonly logs?: LogSource;
@@ -180,10 +183,16 @@ export async function startApiServer(options: ApiServerOptions): Promise<Running
   const keep = options.compactionKeepRevisions ?? 10_000;
   const interval = options.compactionIntervalMs ?? 5 * 60_000;
   if (interval > 0) {
+    // A revision count alone is a few seconds of history when thousands of kubelets renew
+    // Leases; a watch resuming from its last bookmark (up to a minute old) would then find its
+    // history gone and relist. Compacting only up to what the previous run saw keeps at least
+    // one interval, as kube-apiserver's compactor does.
+    let previousRun = 0;
     compactionTimer = setInterval(() => {
       void (async () => {
         const current = await backend.currentRevision();
-        const target = current - keep;
+        const target = Math.min(current - keep, previousRun);
+        previousRun = current;
         if (target > (await backend.compactRevision())) await backend.compact(target);
       })().catch((err) => log.warn({ err: (err as Error).message }, 'compaction failed'));
     }, interval);

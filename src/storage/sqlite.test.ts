@@ -96,6 +96,28 @@ describe('sqlite backend', () => {
     }
   });
 
+  it('replays a quiet prefix from a wide window of history, in order and complete', async () => {
+    const backend = await openSqliteBackend({ path: freshPath(), watchRingSize: 10, replayPageSize: 2 });
+    try {
+      const quiet: number[] = [];
+      let busy = await backend.create('/busy/k', '0');
+      for (let i = 0; i < 12_000; i++) {
+        if (i % 4000 === 0) {
+          const r = await backend.create(`/quiet/${i}`, 'q');
+          assert.ok(r.ok);
+          quiet.push(r.revision);
+        }
+        assert.ok(busy.ok);
+        busy = await backend.update('/busy/k', String(i), busy.revision);
+      }
+      const got: number[] = [];
+      await backend.watch('/quiet/', { afterRevision: 0, signal: AbortSignal.timeout(10_000), onEvents: (batch) => got.push(...batch.map((e) => e.kv.modRevision)) });
+      assert.deepEqual(got, quiet);
+    } finally {
+      await backend.close();
+    }
+  });
+
   it('closing ends watches with reason closed and fails later calls', async () => {
     const b = await openSqliteBackend({ path: freshPath() });
     let reason: unknown;

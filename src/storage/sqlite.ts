@@ -57,6 +57,14 @@ export async function openSqliteBackend(options: SqliteBackendOptions): Promise<
 
 type Write = JobOutcome<WriteResult>;
 
+/**
+ * Revisions beyond which a watch replay looks its prefix up by name instead of walking the
+ * window: walking is cheapest while the window is small or the prefix busy, the index when a
+ * wide window holds few of the prefix's rows (measured on 300,000 rows: 0.4 ms instead of
+ * 125 ms for 50 ConfigMaps; 35 ms instead of 2 ms for the busiest prefix).
+ */
+const WIDE_REPLAY_WINDOW = 10_000;
+
 class SqliteBackend implements Backend {
   private readonly writes: GroupCommit;
   private readonly hub: WatchHub;
@@ -98,7 +106,7 @@ class SqliteBackend implements Backend {
       source: {
         eventsAfter: (after, limit) => this.r.rowsAfter.all(after, limit).map(toWatchEvent),
         eventsUnder: (prefix, after, upTo, limit) =>
-          this.r.rowsUnder.all({ after, upTo, lo: prefix, hi: prefix + KEY_END, limit }).map(toWatchEvent),
+          (upTo - after > WIDE_REPLAY_WINDOW ? this.r.rowsUnderByName : this.r.rowsUnder).all({ after, upTo, lo: prefix, hi: prefix + KEY_END, limit }).map(toWatchEvent),
         compactRevision: () => this.r.header.get()!.compact,
       },
       startRevision: this.r.header.get()!.current,

@@ -58,6 +58,12 @@ export interface WatchOptions {
   onEvents: (events: readonly WatchEvent[]) => void;
   /** Called once if the watch ends for a reason other than `signal` (compaction, slow consumer, close). */
   onClose?: (reason: WatchCloseReason) => void;
+  /**
+   * Called, once the watch is live, with a revision up to which every event under the prefix
+   * has been handed to `onEvents`, even when none of the newest were under it: what a bookmark
+   * may carry, so a quiet watch resumes from a recent revision rather than a long-gone one.
+   */
+  onProgress?: (revision: number) => void;
 }
 
 export type WatchCloseReason =

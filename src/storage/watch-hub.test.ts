@@ -91,3 +91,23 @@ it('watch hub: a consumer that throws is dropped without disturbing the others',
   assert.equal(hub.size, 1);
   hub.close();
 });
+
+it('watch hub: a live watch is told how far it has got, also when nothing under its prefix changed', async () => {
+  const { log, source } = fakeLog();
+  const hub = new WatchHub({ source, startRevision: 0, pollIntervalMs: 0 });
+  const progress: number[] = [];
+  const got: number[] = [];
+  await hub.watch('/quiet/', {
+    afterRevision: 0,
+    signal: new AbortController().signal,
+    onEvents: (batch) => got.push(...batch.map((e) => e.kv.modRevision)),
+    onProgress: (revision) => progress.push(revision),
+  });
+  log.events.push(event(1, '/busy/a'), event(2, '/busy/b'));
+  hub.publish(log.events.slice(0, 2));
+  log.events.push(event(3, '/quiet/x'));
+  hub.publish(log.events.slice(2));
+  assert.deepEqual(got, [3]);
+  assert.deepEqual(progress, [2, 3]);
+  hub.close();
+});

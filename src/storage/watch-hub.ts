@@ -225,6 +225,7 @@ export class WatchHub {
       // Never backwards: a watch may start past what the hub has seen (a revision only the file knows yet).
       if (this.lastSeen > sub.cursor) sub.cursor = this.lastSeen;
       if (batch.length) this.send(sub, batch);
+      if (!sub.done) this.progress(sub);
     }
   }
 
@@ -263,6 +264,14 @@ export class WatchHub {
     if (now - this.gap.since < this.gapTimeoutMs) return false;
     this.gap = undefined;
     return true;
+  }
+
+  private progress(sub: Subscriber): void {
+    try {
+      sub.opts.onProgress?.(sub.cursor);
+    } catch {
+      this.end(sub, { kind: 'closed' });
+    }
   }
 
   private send(sub: Subscriber, batch: readonly WatchEvent[]): void {

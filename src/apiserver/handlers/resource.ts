@@ -142,6 +142,7 @@ export async function handleWatch(scope: RequestScope, ctx: ServerContext): Prom
       sendInitialEvents: q.get('sendInitialEvents') === 'true',
       render,
       renderKey: `${format.kind}/${includeObject ?? ''}/${tableVersion}`,
+      rendersObject: format.kind === 'json',
     },
     ctx.watch,
   );
