@@ -69,6 +69,8 @@ export interface RequestOptionsLite {
   signal?: AbortSignal;
   /** Return the body as text instead of parsing JSON (pods/log). */
   raw?: boolean;
+  /** The Accept header; default `application/json`. */
+  accept?: string;
 }
 
 export interface ApiClientOptions {
@@ -128,7 +130,7 @@ export class ApiClient {
     const fullPath = (conn.url.pathname.replace(/\/$/, '') + path) + (qs.size ? `?${qs}` : '');
     const payload =
       opts.body === undefined ? undefined : typeof opts.body === 'string' || Buffer.isBuffer(opts.body) ? Buffer.from(opts.body as string) : Buffer.from(JSON.stringify(opts.body));
-    const headers: Record<string, string> = { ...conn.headers, Accept: 'application/json' };
+    const headers: Record<string, string> = { ...conn.headers, Accept: opts.accept ?? 'application/json' };
     if (payload) {
       headers['Content-Type'] = opts.contentType ?? 'application/json';
       headers['Content-Length'] = String(payload.length);
@@ -184,13 +186,13 @@ export class ApiClient {
     return this.request<T>('GET', objectPath(ref, namespace, name), opts);
   }
 
-  list<T extends KubernetesObject>(ref: ResourceRef, namespace?: string, opts: ListOptions & { signal?: AbortSignal } = {}): Promise<KubernetesListObject<T>> {
-    const { signal, ...query } = opts;
-    return this.request<KubernetesListObject<T>>('GET', collectionPath(ref, namespace), { query: { ...query }, signal });
+  list<T extends KubernetesObject>(ref: ResourceRef, namespace?: string, opts: ListOptions & { signal?: AbortSignal; accept?: string } = {}): Promise<KubernetesListObject<T>> {
+    const { signal, accept, ...query } = opts;
+    return this.request<KubernetesListObject<T>>('GET', collectionPath(ref, namespace), { query: { ...query }, signal, accept });
   }
 
   /** Lists every page (limit/continue), so a large collection is not fetched in one response. */
-  async listAll<T extends KubernetesObject>(ref: ResourceRef, namespace?: string, opts: Omit<ListOptions, 'limit' | 'continue'> & { pageSize?: number; signal?: AbortSignal } = {}): Promise<KubernetesListObject<T>> {
+  async listAll<T extends KubernetesObject>(ref: ResourceRef, namespace?: string, opts: Omit<ListOptions, 'limit' | 'continue'> & { pageSize?: number; signal?: AbortSignal; accept?: string } = {}): Promise<KubernetesListObject<T>> {
     const { pageSize = 500, ...rest } = opts;
     const items: T[] = [];
     let cont: string | undefined;

@@ -33,6 +33,13 @@ export interface InformerOptions<T extends KubernetesObject> {
   readonly watchTimeoutSeconds?: { readonly min: number; readonly max: number };
   /** Injected for tests; defaults to Math.random. */
   readonly random?: () => number;
+  /**
+   * Applied to every object before it is cached or handed to handlers (client-go's
+   * TransformFunc); it receives a fresh object it may change or replace.
+   */
+  readonly transform?: (obj: T) => T;
+  /** The watch request's Accept header (e.g. PartialObjectMetadata); `list` must ask for the same shape. */
+  readonly watchAccept?: string;
 }
 
 export type AddHandler<T> = (obj: DeepReadonly<T>) => void;
@@ -76,8 +83,9 @@ export function createInformer<T extends KubernetesObject>(options: InformerOpti
   const initialBackoff = options.backoff?.initialMs ?? 100;
   const maxBackoff = options.backoff?.maxMs ?? 30_000;
   const timeoutRange = options.watchTimeoutSeconds ?? { min: 300, max: 600 };
+  const transform = options.transform;
   const handlers = { add: new Set<AddHandler<T>>(), update: new Set<UpdateHandler<T>>(), delete: new Set<DeleteHandler<T>>() };
-  const watcher = new Watch(options.kubeConfig);
+  const watcher = new Watch(options.watchAccept ? withAccept(options.kubeConfig, options.watchAccept) : options.kubeConfig);
   let synced = false;
   let rv: string | undefined;
   let resolveSync!: () => void;
@@ -126,7 +134,7 @@ export function createInformer<T extends KubernetesObject>(options: InformerOpti
   async function relist(): Promise<void> {
     const list = await options.list({ labelSelector: options.labelSelector, fieldSelector: options.fieldSelector });
     if (signal.aborted) return;
-    const { added, updated, deleted } = cache.replace(list.items);
+    const { added, updated, deleted } = cache.replace(transform ? list.items.map(transform) : list.items);
     rv = list.metadata?.resourceVersion;
     for (const o of deleted) emit(handlers.delete, o);
     for (const o of added) emit(handlers.add, o);
@@ -137,7 +145,8 @@ export function createInformer<T extends KubernetesObject>(options: InformerOpti
     }
   }
 
-  function applyEvent(type: string, obj: T): void {
+  function applyEvent(type: string, received: T): void {
+    const obj = transform ? transform(received) : received;
     switch (type) {
       case 'ADDED':
       case 'MODIFIED': {
@@ -269,6 +278,28 @@ export function createInformer<T extends KubernetesObject>(options: InformerOpti
   };
 }
 
+/** client-node's Watch always asks for full objects; this view of the KubeConfig makes it ask for `accept`. */
+function withAccept(kubeConfig: KubeConfig, accept: string): KubeConfig {
+  const view = Object.create(kubeConfig) as KubeConfig;
+  view.applyToFetchOptions = (opts) => kubeConfig.applyToFetchOptions({ ...opts, headers: { ...opts.headers, Accept: accept } });
+  return view;
+}
+
 function isGone(err: unknown): boolean {
   return typeof err === 'object' && err !== null && (err as { statusCode?: unknown }).statusCode === 410;
+}
+
+/**
+ * Drops `metadata.managedFields`, which no controller reads and which is about half of a pod's
+ * JSON and more than half of its cached size: kube-scheduler and kube-controller-manager strip
+ * them from their informers for the same reason (client-go's TransformStripManagedFields).
+ * A write built from a stripped object sends no managedFields, which the server reads as
+ * "keep what is there".
+ */
+export function stripManagedFields<T extends KubernetesObject>(obj: T): T {
+  const metadata = obj.metadata;
+  if (!metadata || !('managedFields' in metadata)) return obj;
+  // A new metadata object rather than `delete`, which would leave it a slow dictionary-mode object.
+  const { managedFields: _dropped, ...rest } = metadata;
+  return { ...obj, metadata: rest };
 }

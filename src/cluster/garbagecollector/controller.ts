@@ -9,9 +9,9 @@
  *   deleted, and loses the finalizer once no dependent with `blockOwnerDeletion` remains.
  *
  * Informers on every deletable resource (found by discovery, refreshed every 30 s so new
- * CRDs are covered) feed an ownership graph; the graph says which uids to examine, and every
- * decision to delete or un-reference is checked against a live read first: the caches only
- * ever say where to look.
+ * CRDs are covered; metadata-only unless a full one is shared anyway) feed an ownership graph;
+ * the graph says which uids to examine, and every decision to delete or un-reference is
+ * checked against a live read first: the caches only ever say where to look.
  */
 import type { KubernetesObject } from '@kubernetes/client-node';
 import { isConflict, isNotFound } from '../../runtime/client.ts';
@@ -86,7 +86,10 @@ class GarbageCollector extends Controller {
     for (const ref of this.resources.collectable) {
       const id = `${ref.group}/${ref.resource}`;
       if (this.monitored.has(id)) continue;
-      const informer = this.gcContext.informers.informer<KubernetesObject>(ref);
+      // Metadata is all the graph reads: share a full informer another controller already keeps
+      // (one watch, one cache), else watch metadata only, as kube's collector does. Leases and
+      // Events, renewed and recorded all the time, are watched by the collector alone.
+      const informer = this.gcContext.informers.existing<KubernetesObject>(ref) ?? this.gcContext.informers.metadataInformer(ref);
       this.monitored.set(id, informer);
       this.attach(ref, informer);
       started.push(informer);

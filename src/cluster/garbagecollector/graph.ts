@@ -29,7 +29,8 @@ export interface GraphNode {
   /** Seen in an informer; false for an owner known only from references to it. */
   observed: boolean;
   owners: readonly OwnerLink[];
-  readonly dependents: Set<string>;
+  /** Shared and empty until the first dependent: most objects (every pod) own nothing. */
+  dependents: ReadonlySet<string>;
   /** Has a deletionTimestamp. */
   beingDeleted: boolean;
   /** Being deleted in the foreground: it waits for its blocking dependents to go first. */
@@ -61,8 +62,13 @@ export interface GraphWork {
 export const ORPHAN_FINALIZER = 'orphan';
 export const FOREGROUND_FINALIZER = 'foregroundDeletion';
 
-function linksOf(obj: ObservedObject): OwnerLink[] {
-  return (obj.metadata?.ownerReferences ?? []).map((r) => ({ uid: r.uid, apiVersion: r.apiVersion, kind: r.kind, name: r.name, blockOwnerDeletion: r.blockOwnerDeletion === true }));
+const NO_DEPENDENTS: ReadonlySet<string> = new Set();
+const NO_OWNERS: readonly OwnerLink[] = [];
+
+function linksOf(obj: ObservedObject): readonly OwnerLink[] {
+  const refs = obj.metadata?.ownerReferences;
+  if (!refs?.length) return NO_OWNERS;
+  return refs.map((r) => ({ uid: r.uid, apiVersion: r.apiVersion, kind: r.kind, name: r.name, blockOwnerDeletion: r.blockOwnerDeletion === true }));
 }
 
 export class OwnershipGraph {
@@ -99,7 +105,7 @@ export class OwnershipGraph {
     const wasOrphaning = node?.orphaning ?? false;
     const oldOwners = node?.owners ?? [];
     if (!node) {
-      node = { uid, identity, observed: true, owners: [], dependents: new Set(), beingDeleted: false, deletingDependents: false, orphaning: false };
+      node = { uid, identity, observed: true, owners: NO_OWNERS, dependents: NO_DEPENDENTS, beingDeleted: false, deletingDependents: false, orphaning: false };
       this.nodes.set(uid, node);
     } else {
       node.identity = identity;
@@ -119,11 +125,12 @@ export class OwnershipGraph {
       let owner = this.nodes.get(o.uid);
       if (!owner) {
         // Owners are in the dependent's namespace (or cluster-scoped, which the lookup settles).
-        owner = { uid: o.uid, identity: { apiVersion: o.apiVersion, kind: o.kind, namespace: identity.namespace, name: o.name }, observed: false, owners: [], dependents: new Set(), beingDeleted: false, deletingDependents: false, orphaning: false };
+        owner = { uid: o.uid, identity: { apiVersion: o.apiVersion, kind: o.kind, namespace: identity.namespace, name: o.name }, observed: false, owners: NO_OWNERS, dependents: NO_DEPENDENTS, beingDeleted: false, deletingDependents: false, orphaning: false };
         this.nodes.set(o.uid, owner);
         work.attemptToDelete.push(o.uid);
       }
-      owner.dependents.add(uid);
+      if (owner.dependents === NO_DEPENDENTS) owner.dependents = new Set();
+      (owner.dependents as Set<string>).add(uid);
     }
     // A foreground-deleting owner may have been waiting on this object's reference: if it went
     // away or stopped blocking, the owner may be free.
@@ -155,7 +162,7 @@ export class OwnershipGraph {
     for (const d of node.dependents) work.attemptToDelete.push(d);
     if (node.dependents.size > 0) {
       node.observed = false;
-      node.owners = [];
+      node.owners = NO_OWNERS;
       node.beingDeleted = false;
       node.deletingDependents = false;
       node.orphaning = false;
@@ -168,7 +175,9 @@ export class OwnershipGraph {
   private unlink(ownerUid: string, dependentUid: string): void {
     const owner = this.nodes.get(ownerUid);
     if (!owner) return;
-    owner.dependents.delete(dependentUid);
+    if (owner.dependents === NO_DEPENDENTS) return;
+    (owner.dependents as Set<string>).delete(dependentUid);
+    if (owner.dependents.size === 0) owner.dependents = NO_DEPENDENTS;
     if (!owner.observed && owner.dependents.size === 0) this.nodes.delete(ownerUid);
   }
 }
