@@ -20,6 +20,7 @@ import { resources } from '../../runtime/resources.ts';
 import { Expectations } from '../workload-common/expectations.ts';
 import { invalidSpecIsTerminal } from '../workload-common/errors.ts';
 import { addOwnerIndexes } from '../workload-common/owners.ts';
+import { isPodTerminal } from '../workload-common/pods.ts';
 import { PodControl } from '../workload-common/pod-control.ts';
 import type { PlacementMode } from './pod.ts';
 import { makeDaemonSetReconcile, placementOf, selectorOf } from './sync.ts';
@@ -37,6 +38,8 @@ export interface DaemonSetControllerOptions {
   failedPodBackoff?: { initialMs?: number; maxMs?: number };
   /** Wall clock in ms (minReadySeconds); default Date.now. */
   now?: () => number;
+  /** How long a pod's progress (phase, readiness) may wait to be counted in the status; default 1 s. */
+  statusBatchMs?: number;
 }
 
 const NAME = 'daemonset';
@@ -48,6 +51,7 @@ export function createDaemonSetController(ctx: ControllerContext, options: Daemo
   const pods = ctx.informers.informer<V1Pod>(resources.pods);
   addOwnerIndexes(pods);
   const expectations = new Expectations({ clock: ctx.clock, ttlMs: options.expectationsTtlMs });
+  const statusBatchMs = options.statusBatchMs ?? 1000;
 
   const controller = new Controller({
     name: NAME,
@@ -84,11 +88,18 @@ export function createDaemonSetController(ctx: ControllerContext, options: Daemo
       .byIndex(NAMESPACE_INDEX, pod.metadata?.namespace ?? '')
       .filter((ds) => selectorOf(ds)?.(pod.metadata?.labels))
       .map(objectKey);
+  // While a burst of creates or deletes is still on its way to the cache, a reconcile only
+  // recounts the status: the pods that complete the burst wake the DaemonSet at once, the ones
+  // before them are coalesced (a burst is up to 250 pods, each otherwise a recount of every node).
+  const observed = (key: string): void => {
+    if (statusBatchMs > 0 && !expectations.satisfied(key)) controller.enqueueAfter(key, statusBatchMs);
+    else controller.enqueue(key);
+  };
   const podGone = (pod: DeepReadonly<V1Pod>): void => {
     const key = ownerKey(pod);
     if (!key) return;
     expectations.deletionObserved(key, objectKey(pod));
-    controller.enqueue(key);
+    observed(key);
   };
 
   pods.on('add', (pod) => {
@@ -96,7 +107,7 @@ export function createDaemonSetController(ctx: ControllerContext, options: Daemo
     const key = ownerKey(pod);
     if (key) {
       expectations.creationObserved(key);
-      controller.enqueue(key);
+      observed(key);
     } else if (!controllerOf(pod)) {
       for (const k of adopters(pod)) controller.enqueue(k);
     }
@@ -112,7 +123,17 @@ export function createDaemonSetController(ctx: ControllerContext, options: Daemo
     }
     if (cur) {
       const key = ownerKey(pod);
-      if (key) controller.enqueue(key);
+      if (!key) return;
+      // A pod that only moved along (Pending, Running, Ready) changes the DaemonSet's status
+      // counts and nothing else: coalesced, so that a DaemonSet of thousands of pods starting
+      // at once is recounted a few times rather than once per pod event.
+      const onlyProgress =
+        prev?.uid === cur.uid &&
+        pod.spec?.nodeName === old.spec?.nodeName &&
+        isPodTerminal(pod) === isPodTerminal(old) &&
+        JSON.stringify(pod.metadata?.labels ?? {}) === JSON.stringify(old.metadata?.labels ?? {});
+      if (onlyProgress && statusBatchMs > 0) controller.enqueueAfter(key, statusBatchMs);
+      else controller.enqueue(key);
       return;
     }
     const labelsChanged = JSON.stringify(pod.metadata?.labels ?? {}) !== JSON.stringify(old.metadata?.labels ?? {});

@@ -60,8 +60,20 @@ export interface NodeInput {
   readonly inBackoff: boolean;
 }
 
+/** Shared by every node already running its one healthy daemon pod: the common case, and nothing to do. */
+const SETTLED: NodeDecision = Object.freeze({ create: false, delete: Object.freeze([]) as unknown as Pod[], failed: Object.freeze([]) as unknown as Pod[], backedOff: false });
+
+/** The node runs its one daemon pod, alive and allowed to stay: `decideNode` has nothing to do there. */
+export function isSettled(fit: NodeFit, pods: readonly Pod[]): boolean {
+  if (pods.length !== 1 || !fit.shouldContinueRunning) return false;
+  const pod = pods[0]!;
+  const phase = pod.status?.phase;
+  return !pod.metadata?.deletionTimestamp && phase !== 'Failed' && phase !== 'Succeeded';
+}
+
 export function decideNode(input: NodeInput): NodeDecision {
   const { fit, pods } = input;
+  if (isSettled(fit, pods)) return SETTLED;
   const toDelete: Pod[] = [];
   const failed: Pod[] = [];
   let backedOff = false;

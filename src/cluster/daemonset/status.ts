@@ -33,7 +33,7 @@ export function daemonSetCounts(input: StatusInput): Omit<DaemonSetStatus, 'obse
     desired++;
     if (pods.length === 0) continue;
     current++;
-    const pod = [...pods].sort(byAge)[0]!;
+    const pod = pods.length === 1 ? pods[0]! : [...pods].sort(byAge)[0]!;
     if (isPodReady(pod)) {
       ready++;
       if (isPodAvailable(pod, input.minReadySeconds, input.nowMs)) available++;

@@ -23,7 +23,7 @@ import { isPodTerminal } from '../workload-common/pods.ts';
 import { slowStartBatch } from '../workload-common/slow-start.ts';
 import { writeStatus } from '../workload-common/status-writer.ts';
 import { templateHash } from '../workload-common/template-hash.ts';
-import { allowsSurge, decideNode } from './manage.ts';
+import { allowsSurge, decideNode, isSettled, isUpdated } from './manage.ts';
 import { compilePlacement, targetNodeOf, type Placement } from './placement.ts';
 import { daemonPod, type PlacementMode } from './pod.ts';
 import { budgets, planRollingUpdate } from './rolling.ts';
@@ -75,6 +75,11 @@ class FailureBackoff {
     private readonly initialMs: number,
     private readonly maxMs: number,
   ) {}
+
+  /** Whether any node is in backoff: when none is, a reconcile need not build a key per node. */
+  get empty(): boolean {
+    return this.entries.size === 0;
+  }
 
   /** Milliseconds left before failed pods on this node may be replaced again; 0 when free. */
   remaining(key: string): number {
@@ -142,6 +147,8 @@ export function makeDaemonSetReconcile(deps: DaemonSetSyncDeps): (key: string) =
     const candidates = [...pods.store.byIndex(CONTROLLER_UID_INDEX, uid), ...pods.store.byIndex(ORPHAN_INDEX, ds.metadata?.namespace ?? '')];
     const claimed = await claim({ client: deps.client, resource: resources.pods, ownerResource: DS, owner: ds, matches, candidates });
     const podsByNode = new Map<string, Pod[]>();
+    // Whether any pod awaits replacement by the template's revision: without one, a rolling update has nothing to do.
+    let anyOutdated = false;
     for (const pod of claimed) {
       // Finished pods already on their way out are no longer the DaemonSet's concern.
       if (isPodTerminal(pod) && pod.metadata?.deletionTimestamp) continue;
@@ -150,6 +157,7 @@ export function makeDaemonSetReconcile(deps: DaemonSetSyncDeps): (key: string) =
       let list = podsByNode.get(node);
       if (!list) podsByNode.set(node, (list = []));
       list.push(pod);
+      if (!pod.metadata?.deletionTimestamp && !isUpdated(pod, hash)) anyOutdated = true;
     }
     const nodes = deps.nodes.store.list();
     const fits = nodes.map((n) => ({ name: n.metadata?.name ?? '', fit: placement(n) }));
@@ -172,29 +180,30 @@ export function makeDaemonSetReconcile(deps: DaemonSetSyncDeps): (key: string) =
     const createOn: string[] = [];
     const victims: Pod[] = [];
     let retryAfter = 0;
-    const known = new Set<string>();
+    const noBackoff = backoff.empty;
     for (const { name, fit } of fits) {
-      known.add(name);
-      const backoffKey = `${key}/${name}`;
-      const wait = backoff.remaining(backoffKey);
-      const decision = decideNode({ fit, pods: podsByNode.get(name) ?? [], hash, surge, minReadySeconds, nowMs: now, inBackoff: wait > 0 });
+      const onNode = podsByNode.get(name) ?? [];
+      // Most nodes, most of the time: skip building a decision for them.
+      if (isSettled(fit, onNode)) continue;
+      const wait = noBackoff ? 0 : backoff.remaining(`${key}/${name}`);
+      const decision = decideNode({ fit, pods: onNode, hash, surge, minReadySeconds, nowMs: now, inBackoff: wait > 0 });
       if (decision.create) createOn.push(name);
       victims.push(...decision.delete);
       if (decision.backedOff) retryAfter = retryAfter ? Math.min(retryAfter, wait) : wait;
       if (decision.failed.length) {
-        backoff.next(backoffKey);
+        backoff.next(`${key}/${name}`);
         for (const pod of decision.failed) {
           deps.recorder.event(subjectOf(DS, ds), 'Warning', 'FailedDaemonPod', `Found failed daemon pod ${pod.metadata?.namespace}/${pod.metadata?.name} on node ${name}, will try to kill it`);
         }
       }
     }
     // Pods pinned to a node that no longer exists will never be scheduled.
-    for (const [node, list] of podsByNode) if (!known.has(node)) victims.push(...list.filter((p) => !p.spec?.nodeName));
+    for (const [node, list] of podsByNode) if (!deps.nodes.store.get(node)) victims.push(...list.filter((p) => !p.spec?.nodeName));
     let syncError: unknown;
     try {
       await syncNodes(ds, key, hash, victims, createOn);
       const strategy = ds.spec?.updateStrategy?.type ?? 'RollingUpdate';
-      if (expectations.satisfied(key) && strategy === 'RollingUpdate') {
+      if (anyOutdated && expectations.satisfied(key) && strategy === 'RollingUpdate') {
         const rollingNodes = new Map<string, readonly Pod[]>(podsByNode);
         let desired = 0;
         for (const f of fits) {

@@ -90,3 +90,36 @@ describe('scheduling one pod', () => {
     assert.deepEqual(result.kind === 'unschedulable' && result.message, 'no nodes available to schedule pods');
   });
 });
+
+describe('a pod whose node affinity names its node (a DaemonSet pod)', () => {
+  const pinned = (name: string, nodes: string[], o: { cpu?: string } = {}): V1Pod => {
+    const p = pod(name, o);
+    p.spec!.affinity = { nodeAffinity: { requiredDuringSchedulingIgnoredDuringExecution: { nodeSelectorTerms: [{ matchFields: [{ key: 'metadata.name', operator: 'In', values: nodes }] }] } } };
+    return p;
+  };
+
+  it('is tried on the named node only', () => {
+    const cache = cluster(Array.from({ length: 500 }, (_, i) => node(`n${i}`)));
+    const result = schedulePod(podInfo(pinned('p', ['n321'])), cache, { start: 7 });
+    assert.deepEqual(result.kind === 'fit' && [result.node, result.processed], ['n321', 1]);
+  });
+
+  it('counts the other nodes as refused by NodeAffinity when it does not fit, as kube words it', () => {
+    const cache = cluster([node('n1', { cpu: '1' }), node('n2'), node('n3')]);
+    const result = schedulePod(podInfo(pinned('p', ['n1'], { cpu: '2' })), cache, { start: 0 });
+    assert.ok(result.kind === 'unschedulable');
+    assert.ok(result.message.startsWith("0/3 nodes are available: 1 Insufficient cpu, 2 node(s) didn't satisfy plugin(s) [NodeAffinity]."), result.message);
+    const gone = schedulePod(podInfo(pinned('q', ['n9'])), cache, { start: 0 });
+    assert.ok(gone.kind === 'unschedulable');
+    assert.ok(gone.message.startsWith("0/3 nodes are available: 3 node(s) didn't satisfy plugin(s) [NodeAffinity]."), gone.message);
+  });
+
+  it('is tried everywhere when a term admits nodes by label too', () => {
+    const p = pinned('p', ['n1']);
+    p.spec!.affinity!.nodeAffinity!.requiredDuringSchedulingIgnoredDuringExecution!.nodeSelectorTerms.push({ matchExpressions: [{ key: 'kubernetes.io/hostname', operator: 'In', values: ['n2'] }] });
+    const cache = cluster([node('n1', { cpu: '1' }), node('n2'), node('n3')]);
+    cache.updatePod(pod('big', { node: 'n1', cpu: '1' }));
+    const result = schedulePod(podInfo(p), cache, { start: 0 });
+    assert.deepEqual(result.kind === 'fit' && result.node, 'n2');
+  });
+});

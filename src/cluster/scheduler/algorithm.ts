@@ -8,10 +8,11 @@
  * stops once it has found `numFeasibleNodesToFind` feasible nodes (all nodes up to 100, then
  * a share that shrinks from 50% towards 5% as the cluster grows), and it starts each scan where
  * the previous one stopped, so successive pods look at different nodes. Only a pod that fits
- * nowhere costs a scan of every node.
+ * nowhere costs a scan of every node. A pod whose node affinity names its nodes (a DaemonSet's
+ * pod) is only tried on those, as kube's NodeAffinity PreFilter does.
  */
 import { failedSchedulingMessage } from './fit-error.ts';
-import { compileNodeAffinity, nodeAffinity } from './plugins/node-affinity.ts';
+import { compileNodeAffinity, nodeAffinity, preFilterNodeNames, PRE_FILTERED } from './plugins/node-affinity.ts';
 import { nodeName } from './plugins/node-name.ts';
 import { nodeResourcesFit } from './plugins/node-resources-fit.ts';
 import { nodeUnschedulable } from './plugins/node-unschedulable.ts';
@@ -22,6 +23,7 @@ import type { FilterFailure, FilterResult, NodeInfo, PodInfo } from './types.ts'
 
 export interface Snapshot extends PodAffinityView {
   nodeInfos(): readonly NodeInfo[];
+  nodeInfo(name: string): NodeInfo | undefined;
 }
 
 export interface ScheduleOptions {
@@ -47,9 +49,13 @@ export function numFeasibleNodesToFind(numAllNodes: number, percentage = 0): num
 }
 
 export function schedulePod(pod: PodInfo, snapshot: Snapshot, options: ScheduleOptions): ScheduleResult {
-  const nodes = snapshot.nodeInfos();
+  const all = snapshot.nodeInfos();
+  const numAllNodes = all.length;
+  if (numAllNodes === 0) return { kind: 'unschedulable', message: failedSchedulingMessage(pod.pod, 0, []), processed: 0, failures: new Map() };
+  // As kube's PreFilter result: only the named nodes are scanned, the rest count as refused.
+  const named = preFilterNodeNames(pod.pod);
+  const nodes = named ? [...named].flatMap((name) => snapshot.nodeInfo(name) ?? []) : all;
   const total = nodes.length;
-  if (total === 0) return { kind: 'unschedulable', message: failedSchedulingMessage(pod.pod, 0, []), processed: 0, failures: new Map() };
 
   const matchesAffinity = compileNodeAffinity(pod.pod);
   const podAffinity = preFilterInterPodAffinity(pod, snapshot);
@@ -62,7 +68,7 @@ export function schedulePod(pod: PodInfo, snapshot: Snapshot, options: ScheduleO
     interPodAffinity(podAffinity, n.node, snapshot);
 
   const wanted = numFeasibleNodesToFind(total, options.percentageOfNodesToScore);
-  const start = ((options.start % total) + total) % total;
+  const start = total ? ((options.start % total) + total) % total : 0;
   const feasible: NodeInfo[] = [];
   const failures = new Map<string, FilterFailure>();
   let processed = 0;
@@ -75,7 +81,9 @@ export function schedulePod(pod: PodInfo, snapshot: Snapshot, options: ScheduleO
   }
 
   if (feasible.length === 0) {
-    return { kind: 'unschedulable', message: failedSchedulingMessage(pod.pod, total, [...failures.values()]), processed, failures };
+    const refused = [...failures.values()];
+    for (let i = total; i < numAllNodes; i++) refused.push(PRE_FILTERED);
+    return { kind: 'unschedulable', message: failedSchedulingMessage(pod.pod, numAllNodes, refused), processed, failures };
   }
   const chosen = feasible.length === 1 ? feasible[0] : feasible[bestIndex(scoreNodes(pod, feasible))];
   return { kind: 'fit', node: chosen.name, processed, feasible: feasible.length };

@@ -29,6 +29,13 @@ function compileTerm(namespace: string, term: DeepReadonly<V1PodAffinityTerm>): 
   };
 }
 
+/** Most pods have no pod (anti-)affinity: one shared empty list rather than two per cached pod. */
+const NO_TERMS: readonly AffinityTerm[] = Object.freeze([]);
+
+function compileTerms(namespace: string, terms: readonly DeepReadonly<V1PodAffinityTerm>[] | undefined): readonly AffinityTerm[] {
+  return terms?.length ? terms.map((t) => compileTerm(namespace, t)) : NO_TERMS;
+}
+
 export function podInfo(pod: Pod): PodInfo {
   const namespace = pod.metadata?.namespace ?? '';
   const { requests, nonZero } = podRequests(pod.spec);
@@ -43,8 +50,8 @@ export function podInfo(pod: Pod): PodInfo {
     nonZeroRequests: nonZero,
     owner: controllerOf(pod)?.uid,
     priority: pod.spec?.priority ?? 0,
-    requiredAffinity: (affinity?.podAffinity?.requiredDuringSchedulingIgnoredDuringExecution ?? []).map((t) => compileTerm(namespace, t)),
-    requiredAntiAffinity: (affinity?.podAntiAffinity?.requiredDuringSchedulingIgnoredDuringExecution ?? []).map((t) => compileTerm(namespace, t)),
+    requiredAffinity: compileTerms(namespace, affinity?.podAffinity?.requiredDuringSchedulingIgnoredDuringExecution),
+    requiredAntiAffinity: compileTerms(namespace, affinity?.podAntiAffinity?.requiredDuringSchedulingIgnoredDuringExecution),
     pod,
   };
 }

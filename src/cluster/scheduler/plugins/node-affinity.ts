@@ -17,3 +17,30 @@ export function compileNodeAffinity(pod: Pod): NodeMatcher {
 export function nodeAffinity(matches: NodeMatcher, node: Node): FilterResult {
   return matches(node) ? undefined : NOT_MATCHED;
 }
+
+/** What nodes outside a PreFilter's node names are reported with (kube's absent-nodes status). */
+export const PRE_FILTERED: FilterFailure = Object.freeze({ code: 'UnschedulableAndUnresolvable', reasons: Object.freeze(["node(s) didn't satisfy plugin(s) [NodeAffinity]"]) });
+
+/**
+ * kube's NodeAffinity PreFilter: when every required term names nodes (`matchFields`
+ * `metadata.name In`), only those nodes can match, and only they are filtered. A DaemonSet pod
+ * is pinned this way, so it costs one node's filters, not a scan of the cluster. Undefined
+ * when any term admits nodes by other means (then every node is a candidate), and also when
+ * the terms name no node in common, which a full scan reports in the usual words.
+ */
+export function preFilterNodeNames(pod: Pod): ReadonlySet<string> | undefined {
+  const terms = pod.spec?.affinity?.nodeAffinity?.requiredDuringSchedulingIgnoredDuringExecution?.nodeSelectorTerms;
+  if (!terms?.length) return undefined;
+  const names = new Set<string>();
+  for (const term of terms) {
+    let termNames: Set<string> | undefined;
+    for (const r of term.matchFields ?? []) {
+      if (r.key !== 'metadata.name' || r.operator !== 'In') continue;
+      // Requirements within a term are ANDed.
+      termNames = termNames ? new Set((r.values ?? []).filter((v) => termNames!.has(v))) : new Set(r.values ?? []);
+    }
+    if (!termNames) return undefined;
+    for (const n of termNames) names.add(n);
+  }
+  return names.size ? names : undefined;
+}
