@@ -134,6 +134,7 @@ program
   .option('--port <port>', 'HTTPS port', port, 6443)
   .option('--bind <address>', 'loopback address to listen on', loopback, '127.0.0.1')
   .action(async (opts: { dataDir: string; port: number; bind: string }) => {
+    (await import('./heap-growth.ts')).applyHeapGrowthPolicy();
     const { startApiServer } = await import('../apiserver/server.ts');
     const dataDir = resolve(opts.dataDir);
     const server = await startApiServer({ dataDir, port: opts.port, bind: opts.bind });

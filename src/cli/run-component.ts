@@ -4,12 +4,14 @@
  * kubelet's restart policy and `kubectl logs --previous` then show.
  */
 import { loadComponent } from './components.ts';
+import { applyHeapGrowthPolicy } from './heap-growth.ts';
 
 export async function runComponentProcess(name: string | undefined, args: readonly string[]): Promise<void> {
   if (!name) {
     process.stderr.write('usage: shipyard component <name> [args...]\n');
     process.exit(2);
   }
+  applyHeapGrowthPolicy();
   const controller = new AbortController();
   const stop = (): void => controller.abort();
   process.once('SIGTERM', stop);

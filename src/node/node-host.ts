@@ -17,6 +17,8 @@ const BY_NODE = 'spec.nodeName';
 
 export interface NodeHostOptions {
   client: ApiClient;
+  /** Every kubelet's lease renewals and node status (see KubeletOptions.heartbeatClient). */
+  heartbeatClient?: ApiClient;
   informers: InformerFactory;
   logger: Logger;
   recorder: EventSink;
@@ -27,7 +29,7 @@ export interface NodeHostOptions {
   logServer?: KubeletOptions['logServer'];
 }
 
-export type AddNodeOptions = Omit<KubeletOptions, 'client' | 'recorder' | 'logger' | 'runtimes' | 'caCert' | 'kubernetesService' | 'currentNode' | 'boundPods' | 'timings' | 'onHeartbeat' | 'logServer'> & {
+export type AddNodeOptions = Omit<KubeletOptions, 'client' | 'heartbeatClient' | 'recorder' | 'logger' | 'runtimes' | 'caCert' | 'kubernetesService' | 'currentNode' | 'boundPods' | 'timings' | 'onHeartbeat' | 'logServer'> & {
   timings?: Partial<KubeletTimings>;
 };
 
@@ -73,6 +75,7 @@ export function createNodeHost(o: NodeHostOptions): NodeHost {
       const k = createKubelet({
         ...a,
         client: o.client,
+        heartbeatClient: o.heartbeatClient,
         recorder: o.recorder,
         logger: o.logger,
         runtimes: o.runtimes,

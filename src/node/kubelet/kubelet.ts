@@ -47,6 +47,12 @@ export const defaultTimings: KubeletTimings = {
 export interface KubeletOptions extends Omit<NodeIdentity, 'kubeletPort' | 'taints'> {
   readonly nodeDir: string;
   readonly client: ApiClient;
+  /**
+   * Lease renewals and node status go through this client when given, as kube's kubelet sends
+   * them through its own heartbeat client: pod traffic queued on `client` (thousands of
+   * kubelets share one in a node host) must not delay a heartbeat past the node's grace period.
+   */
+  readonly heartbeatClient?: ApiClient;
   readonly recorder: EventSink;
   readonly logger: Logger;
   readonly runtimes: readonly ContainerRuntime[];
@@ -115,6 +121,8 @@ export class Kubelet {
   private nodeUid: string | undefined;
   /** The Node uid the Lease was last written with as its owner. */
   private leaseOwner: string | undefined;
+  /** The podCIDR the pods were last resynced for. */
+  private podCIDRSeen: string | undefined;
 
   constructor(o: KubeletOptions) {
     this.o = o;
@@ -139,6 +147,10 @@ export class Kubelet {
       active: () => self.running,
       restartCounts: this.restartCounts,
     };
+  }
+
+  private get heartbeats(): ApiClient {
+    return this.o.heartbeatClient ?? this.o.client;
   }
 
   private get configPath(): string {
@@ -264,11 +276,11 @@ export class Kubelet {
     try {
       try {
         const patch = this.leaseOwner === uid || !owner ? { spec } : { metadata: owner, spec };
-        await this.o.client.patch(LEASE, 'kube-node-lease', this.nodeName, patch, { type: 'merge' });
+        await this.heartbeats.patch(LEASE, 'kube-node-lease', this.nodeName, patch, { type: 'merge' });
         if (owner) this.leaseOwner = uid;
       } catch (err) {
         if (!isNotFound(err)) throw err;
-        await this.o.client.create(LEASE, { apiVersion: 'coordination.k8s.io/v1', kind: 'Lease', metadata: { name: this.nodeName, namespace: 'kube-node-lease', ...(owner ?? {}) }, spec });
+        await this.heartbeats.create(LEASE, { apiVersion: 'coordination.k8s.io/v1', kind: 'Lease', metadata: { name: this.nodeName, namespace: 'kube-node-lease', ...(owner ?? {}) }, spec });
         if (owner) this.leaseOwner = uid;
       }
       this.o.onHeartbeat?.(performance.now() - started, true);
@@ -292,16 +304,22 @@ export class Kubelet {
   /** The node informer saw our Node change: someone may have marked it Unknown. */
   nodeChanged(): void {
     if (!this.running || !this.registered) return;
-    const ready = this.o.currentNode()?.status?.conditions?.find((c) => c.type === 'Ready');
+    const node = this.o.currentNode();
+    const ready = node?.status?.conditions?.find((c) => c.type === 'Ready');
     if (ready && ready.status !== (this.ready.ok ? 'True' : 'False')) void this.postStatus().catch(() => {});
-    // A podCIDR just assigned lets waiting pods start.
+    // A podCIDR just assigned lets waiting pods start; nothing else on the Node concerns them.
+    // Resyncing every pod on every change (each status report) stalled a node host of 3,500
+    // kubelets for over a second whenever their five-minute reports came in together.
+    const podCIDR = node?.spec?.podCIDR;
+    if (podCIDR === this.podCIDRSeen) return;
+    this.podCIDRSeen = podCIDR;
     for (const w of this.workers.values()) if (!w.pod.spec?.hostNetwork) w.requestSync();
   }
 
   private async postStatus(): Promise<void> {
     const status = nodeStatus(this.identity, this.config, this.ready, this.o.currentNode());
     if (status?.nodeInfo) status.nodeInfo.bootID = this.bootID;
-    await this.o.client.patch(resources.nodes, undefined, this.nodeName, { status }, { type: 'strategic', subresource: 'status' });
+    await this.heartbeats.patch(resources.nodes, undefined, this.nodeName, { status }, { type: 'strategic', subresource: 'status' });
     this.lastStatusAt = Date.now();
   }
 
