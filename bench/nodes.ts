@@ -3,20 +3,30 @@
  *
  * The API server, controller-manager and scheduler run as their own processes, exactly as
  * `shipyard up` runs them; this process hosts the kubelets (inline, one node host, simulated
- * runtime), renewing their Leases every 10 s. Each stage adds nodes, waits until all are
- * Ready, gives every node 30 simulated pods (30 DaemonSets), then measures a steady window:
- * Lease-renewal (heartbeat) latency as the kubelets see it, and the control plane's CPU
- * seconds and peak RSS from /proc. Stages grow until heartbeat p99 reaches 1 s, the control
- * plane passes 4 GiB, or the largest stage is done; the figure judged is the largest node
- * count that held p99 < 1 s, against the 5,000-node target.
+ * runtime), renewing their Leases every 10 s through a heartbeat client of their own, as
+ * kubelets do. Each stage adds nodes, waits until all are Ready, gives every node 30 simulated
+ * pods (30 DaemonSets), lets the control plane settle, then measures a steady window: the
+ * latency of the Lease renewals sent in it as the kubelets see it, and the control plane's CPU
+ * seconds and peak RSS from /proc. Stages grow until heartbeat p99 reaches 1 s (or a renewal
+ * fails), the control plane passes 4 GiB, or the largest stage is done; the figure judged is
+ * the largest node count that held, against the 5,000-node target, with its RSS against 4 GiB.
+ *
+ * Settings: SHIPYARD_BENCH_NODES (stages, default 1000,2000,3500,5000), SHIPYARD_BENCH_STEADY_MS
+ * (steady window, default 60 s), SHIPYARD_BENCH_SETTLE_MS (pause between the last pod Running
+ * and the window, default 15 s), SHIPYARD_BENCH_NODE_ARGS (extra `node` flags for the three
+ * control-plane processes, e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`). Progress goes to stderr,
+ * figures to stdout. Every process started here runs in its own process group, which is
+ * killed on the way out, whatever the way out is.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { KubeConfig, type V1Pod } from '@kubernetes/client-node';
+import { monitorEventLoopDelay, PerformanceObserver } from 'node:perf_hooks';
+import { KubeConfig, type V1Node, type V1Pod } from '@kubernetes/client-node';
 import pino from 'pino';
 import { ApiClient } from '../src/runtime/client.ts';
+import type { DeepReadonly } from '../src/runtime/readonly.ts';
 import { InformerFactory } from '../src/runtime/informer-factory.ts';
 import { resources } from '../src/runtime/resources.ts';
 import { createNodeHost } from '../src/node/node-host.ts';
@@ -24,11 +34,22 @@ import { createSimulatedRuntime } from '../src/node/runtimes/simulated.ts';
 import { Latencies } from './stats.ts';
 
 const PODS_PER_NODE = 30;
+const TARGET_NODES = 5000;
 const STEADY_MS = Number(process.env.SHIPYARD_BENCH_STEADY_MS ?? 60_000);
+const SETTLE_MS = Number(process.env.SHIPYARD_BENCH_SETTLE_MS ?? 15_000);
 const STAGES = (process.env.SHIPYARD_BENCH_NODES ?? '1000,2000,3500,5000').split(',').map(Number);
+const NODE_ARGS = (process.env.SHIPYARD_BENCH_NODE_ARGS ?? '').split(/\s+/).filter(Boolean);
 const RSS_LIMIT = 4 * 1024 ** 3;
+const MiB = 1024 ** 2;
+const NAMES = ['apiserver', 'controller-manager', 'scheduler'] as const;
 
-function procStat(pid: number): { cpuSeconds: number; hwmBytes: number; rssBytes: number } {
+interface ProcStat {
+  cpuSeconds: number;
+  hwmBytes: number;
+  rssBytes: number;
+}
+
+function procStat(pid: number): ProcStat {
   const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
   const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
   const ticks = Number(fields[11]) + Number(fields[12]);
@@ -37,56 +58,181 @@ function procStat(pid: number): { cpuSeconds: number; hwmBytes: number; rssBytes
   return { cpuSeconds: ticks / 100, hwmBytes: kb('VmHWM'), rssBytes: kb('VmRSS') };
 }
 
-function start(args: string[], env: Record<string, string> = {}): ChildProcess {
-  return spawn(process.execPath, args, { stdio: ['ignore', 'ignore', 'inherit'], env: { ...process.env, SHIPYARD_LOG_LEVEL: 'warn', ...env } });
+interface StageResult {
+  nodes: number;
+  /** Pods this stage added (the earlier stages' are already running). */
+  newPods: number;
+  readySeconds: number;
+  podsSeconds: number;
+  heartbeats: number;
+  failedBeats: number;
+  p50: number;
+  p99: number;
+  hostLagP99Ms: number;
+  hostLagMaxMs: number;
+  /** The host's longest garbage-collection pause in the window. */
+  hostGcMaxMs: number;
+  cpuCores: number;
+  peak: number[];
+  steadyRss: number[];
+  holds: boolean;
 }
 
-async function until(what: string, cond: () => Promise<boolean>, timeoutMs: number): Promise<number> {
-  const t0 = Date.now();
-  while (!(await cond().catch(() => false))) {
-    if (Date.now() - t0 > timeoutMs) throw new Error(`timed out after ${timeoutMs / 1000} s waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 1000));
+const mib = (b: number): string => (b / MiB).toFixed(0);
+const sum = (xs: number[]): number => xs.reduce((a, b) => a + b, 0);
+
+function describe(r: StageResult): string {
+  const pods = r.nodes * PODS_PER_NODE;
+  return (
+    `${r.nodes} nodes: all Ready in ${r.readySeconds.toFixed(1)} s; ${pods} pods Running, the stage's ${r.newPods} in ${r.podsSeconds.toFixed(1)} s (${(r.newPods / r.podsSeconds).toFixed(0)} pods/s); ` +
+    `steady ${STEADY_MS / 1000} s: heartbeats ${r.heartbeats} (${r.failedBeats} failed), p50 ${r.p50.toFixed(1)} ms, p99 ${r.p99.toFixed(1)} ms ` +
+    `(kubelet host event-loop delay p99 ${r.hostLagP99Ms.toFixed(0)} ms, max ${r.hostLagMaxMs.toFixed(0)} ms, longest GC ${r.hostGcMaxMs.toFixed(0)} ms); control plane ${r.cpuCores.toFixed(2)} cores, ` +
+    `peak RSS ${mib(sum(r.peak))} MiB (${NAMES.map((n, i) => `${n} ${mib(r.peak[i]!)}`).join(', ')}), ` +
+    `steady RSS ${mib(sum(r.steadyRss))} MiB; ${r.holds ? 'holds' : 'does not hold'}`
+  );
+}
+
+/** `12s×40 13s×200 …`: how many samples fell in each second. */
+function timeline(msOffsets: number[]): string {
+  const bySecond = new Map<number, number>();
+  for (const ms of msOffsets) bySecond.set(Math.floor(ms / 1000), (bySecond.get(Math.floor(ms / 1000)) ?? 0) + 1);
+  return [...bySecond].sort((a, b) => a[0] - b[0]).map(([s, n]) => `${s}s×${n}`).join(' ');
+}
+
+/** The control-plane processes, each in its own process group so that its children go with it. */
+class Processes {
+  private readonly procs: ChildProcess[] = [];
+  private stopping = false;
+  /** Set when a process exits on its own: every wait gives up at once. */
+  failure: Error | undefined;
+
+  start(name: string, args: string[]): ChildProcess {
+    const p = spawn(process.execPath, [...NODE_ARGS, ...args], {
+      detached: true,
+      stdio: ['ignore', 'ignore', 'inherit'],
+      env: { ...process.env, SHIPYARD_LOG_LEVEL: 'warn' },
+    });
+    p.once('exit', (code, signal) => {
+      if (!this.stopping) this.failure ??= new Error(`${name} exited (${signal ?? `code ${code}`})`);
+    });
+    this.procs.push(p);
+    return p;
   }
-  return (Date.now() - t0) / 1000;
+
+  /** SIGTERM to every group, up to `graceMs` to exit (a CPU profile is written on exit), then SIGKILL. */
+  async stop(graceMs: number): Promise<void> {
+    this.stopping = true;
+    const running = this.procs.filter((p) => p.exitCode === null && p.signalCode === null);
+    const exited = running.map((p) => new Promise<void>((resolve) => p.once('exit', () => resolve())));
+    for (const p of running) signalGroup(p, 'SIGTERM');
+    await Promise.race([Promise.all(exited), new Promise((r) => setTimeout(r, graceMs).unref())]);
+    this.killNow();
+  }
+
+  /** Synchronous last resort (process exit, second signal). */
+  killNow(): void {
+    this.stopping = true;
+    for (const p of this.procs) signalGroup(p, 'SIGKILL');
+  }
+}
+
+function signalGroup(p: ChildProcess, signal: NodeJS.Signals): void {
+  if (p.pid === undefined) return;
+  try {
+    process.kill(-p.pid, signal);
+  } catch {
+    // Already gone.
+  }
 }
 
 export async function run(): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), 'shipyard-bench-nodes-'));
-  const port = 20000 + Math.floor(Math.random() * 20000);
-  const apiserver = start(['bin/shipyard.js', 'apiserver', '--data-dir', dir, '--port', String(port)]);
-  const kubeconfig = join(dir, 'kubeconfig');
-  await until('the API server', async () => existsSync(kubeconfig), 60_000);
-  const kc = new KubeConfig();
-  kc.loadFromFile(kubeconfig);
-  const client = new ApiClient(kc, { maxSockets: 128 });
-  await until('the API server to answer', async () => (await client.list(resources.namespaces), true), 60_000);
-  const cm = start(['bin/components/kube-controller-manager.js', `--kubeconfig=${kubeconfig}`, '--leader-elect=false']);
-  const scheduler = start(['bin/components/kube-scheduler.js', `--kubeconfig=${kubeconfig}`, '--leader-elect=false']);
-  const controlPlane = [apiserver, cm, scheduler];
+  const procs = new Processes();
   const stop = new AbortController();
-  const informers = new InformerFactory({ client, signal: stop.signal, pageSize: 5000 });
-  const heartbeats = new Latencies();
-  let recording = false;
-  let failedBeats = 0;
-  const host = createNodeHost({
-    client,
-    informers,
-    logger: pino({ level: 'warn' }),
-    recorder: { event: () => {} },
-    runtimes: [createSimulatedRuntime({ startDelayMs: 200, writeLogs: false })],
-    onHeartbeat: (ms, ok) => {
-      if (!recording) return;
-      if (ok) heartbeats.add(ms);
-      else failedBeats++;
-    },
-  });
-  const pods = informers.informer<V1Pod>(resources.pods);
-  let held = 0;
+  const progress = (msg: string): void => void process.stderr.write(`[nodes ${new Date().toISOString().slice(11, 19)}] ${msg}\n`);
+  const onSignal = (signal: NodeJS.Signals): void => {
+    procs.killNow();
+    rmSync(dir, { recursive: true, force: true });
+    process.exit(signal === 'SIGINT' ? 130 : 143);
+  };
+  process.once('SIGINT', onSignal);
+  process.once('SIGTERM', onSignal);
+  const onExit = (): void => procs.killNow();
+  process.once('exit', onExit);
+
+  async function until(what: string, cond: () => boolean | Promise<boolean>, timeoutMs: number): Promise<number> {
+    const t0 = Date.now();
+    for (;;) {
+      if (procs.failure) throw procs.failure;
+      if (await Promise.resolve().then(cond).catch(() => false)) return (Date.now() - t0) / 1000;
+      if (Date.now() - t0 > timeoutMs) throw new Error(`timed out after ${timeoutMs / 1000} s waiting for ${what}`);
+      await new Promise((r) => setTimeout(r, 1000));
+    }
+  }
+
+  const results: StageResult[] = [];
+  let client: ApiClient | undefined;
+  let heartbeatClient: ApiClient | undefined;
+  let host: ReturnType<typeof createNodeHost> | undefined;
   let nodes = 0;
-  let daemonSets = 0;
   try {
+    const port = 20000 + Math.floor(Math.random() * 20000);
+    const apiserver = procs.start('apiserver', ['bin/shipyard.js', 'apiserver', '--data-dir', dir, '--port', String(port)]);
+    const kubeconfig = join(dir, 'kubeconfig');
+    await until('the API server', () => {
+      readFileSync(kubeconfig);
+      return true;
+    }, 60_000);
+    const kc = new KubeConfig();
+    kc.loadFromFile(kubeconfig);
+    client = new ApiClient(kc, { maxSockets: 128 });
+    // As a kubelet's own heartbeat client: thousands of kubelets' pod traffic shares `client`.
+    heartbeatClient = new ApiClient(kc, { maxSockets: 64 });
+    const api = client;
+    await until('the API server to answer', async () => (await api.list(resources.namespaces), true), 60_000);
+    const cm = procs.start('controller-manager', ['bin/components/kube-controller-manager.js', `--kubeconfig=${kubeconfig}`, '--leader-elect=false']);
+    const scheduler = procs.start('scheduler', ['bin/components/kube-scheduler.js', `--kubeconfig=${kubeconfig}`, '--leader-elect=false']);
+    const controlPlane = [apiserver, cm, scheduler];
+    const informers = new InformerFactory({ client, signal: stop.signal, pageSize: 5000 });
+    const heartbeats = new Latencies();
+    let recording = false;
+    let failedBeats = 0;
+    let steadyStart = 0;
+    let steadyEnd = Infinity;
+    /** When (ms into the steady window) each failed or slow heartbeat was sent: stalls show as clusters. */
+    const slowBeats: number[] = [];
+    host = createNodeHost({
+      client,
+      heartbeatClient,
+      informers,
+      logger: pino({ level: 'warn' }),
+      recorder: { event: () => {} },
+      runtimes: [createSimulatedRuntime({ startDelayMs: 200, writeLogs: false })],
+      onHeartbeat: (ms, ok) => {
+        // Only renewals sent inside the window: one sent during the pod burst before it says nothing about the steady state.
+        const sentAt = Date.now() - ms;
+        if (!recording || sentAt < steadyStart || sentAt >= steadyEnd) return;
+        if (ok) heartbeats.add(ms);
+        else failedBeats++;
+        if (!ok || ms >= 1000) slowBeats.push(sentAt - steadyStart);
+      },
+    });
+    const pods = informers.informer<V1Pod>(resources.pods);
+    // Counted as events arrive: scanning 150,000 cached pods every second would load the host being measured.
+    const running = new Set<string>();
+    const countPod = (p: DeepReadonly<V1Pod>): void => {
+      const key = `${p.metadata?.namespace}/${p.metadata?.name}`;
+      if (p.status?.phase === 'Running') running.add(key);
+      else running.delete(key);
+    };
+    pods.on('add', countPod);
+    pods.on('update', countPod);
+    pods.on('delete', (p) => running.delete(`${p.metadata?.namespace}/${p.metadata?.name}`));
+    const nodeInformer = informers.informer<V1Node>(resources.nodes);
+    let daemonSets = 0;
     for (const target of STAGES) {
       const t0 = Date.now();
+      progress(`stage ${target}: starting kubelets ${nodes}..${target - 1}`);
       for (; nodes < target; nodes++) {
         const i = nodes;
         const name = `hollow-${i}`;
@@ -106,11 +252,12 @@ export async function run(): Promise<void> {
           .start();
         if (i % 100 === 99) await new Promise((r) => setTimeout(r, 50));
       }
-      await until(`${target} Ready nodes`, async () => {
-        const list = await client.listAll<{ metadata?: object; status?: { conditions?: { type: string; status: string }[] } }>(resources.nodes, undefined, { pageSize: 5000 });
-        return list.items.filter((n) => n.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True')).length >= target;
-      }, 30 * 60_000);
+      // The host's own node informer: polling the API server with full lists would load what is measured.
+      const isReady = (n: { readonly status?: { readonly conditions?: readonly { readonly type: string; readonly status: string }[] } }): boolean => !!n.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True');
+      await until(`${target} Ready nodes`, () => nodeInformer.store.list().filter(isReady).length >= target, 30 * 60_000);
       const readySeconds = (Date.now() - t0) / 1000;
+      progress(`stage ${target}: all nodes Ready in ${readySeconds.toFixed(1)} s`);
+      const p0 = Date.now();
       for (; daemonSets < PODS_PER_NODE; daemonSets++) {
         await client.create(resources.daemonSets, {
           apiVersion: 'apps/v1',
@@ -120,37 +267,88 @@ export async function run(): Promise<void> {
         } as never);
       }
       const want = target * PODS_PER_NODE;
-      const podsSeconds = await until(`${want} Running pods`, async () => pods.store.list().filter((p) => p.status?.phase === 'Running').length >= want, 60 * 60_000);
+      let lastReport = Date.now();
+      await until(`${want} Running pods`, () => {
+        if (Date.now() - lastReport >= 30_000) {
+          lastReport = Date.now();
+          progress(`stage ${target}: ${running.size}/${want} pods Running after ${((Date.now() - p0) / 1000).toFixed(0)} s`);
+        }
+        return running.size >= want;
+      }, 60 * 60_000);
+      const podsSeconds = (Date.now() - p0) / 1000;
+      progress(`stage ${target}: ${want} pods Running in ${podsSeconds.toFixed(1)} s; settling ${SETTLE_MS / 1000} s, then a steady window of ${STEADY_MS / 1000} s`);
+      // The last pods' status writes, the DaemonSets' status and the Events are still on their way.
+      await new Promise((r) => setTimeout(r, SETTLE_MS));
       const before = controlPlane.map((p) => procStat(p.pid!));
+      const lag = monitorEventLoopDelay({ resolution: 10 });
+      lag.enable();
+      let gcMax = 0;
+      const gcs = new PerformanceObserver((list) => {
+        for (const e of list.getEntries()) gcMax = Math.max(gcMax, e.duration);
+      });
+      gcs.observe({ entryTypes: ['gc'] });
+      steadyStart = Date.now();
+      steadyEnd = Infinity;
       recording = true;
       await new Promise((r) => setTimeout(r, STEADY_MS));
-      recording = false;
+      steadyEnd = Date.now();
+      lag.disable();
+      gcs.disconnect();
+      if (procs.failure) throw procs.failure;
       const after = controlPlane.map((p) => procStat(p.pid!));
-      const cpu = after.reduce((a, s, i) => a + s.cpuSeconds - before[i]!.cpuSeconds, 0);
-      const peak = after.reduce((a, s) => a + s.hwmBytes, 0);
+      // Renewals sent near the end of the window are still counted when they return.
+      await new Promise((r) => setTimeout(r, 10_000));
+      recording = false;
+      const cpu = sum(after.map((s, i) => s.cpuSeconds - before[i]!.cpuSeconds));
+      const peak = after.map((s) => s.hwmBytes);
       const p99 = heartbeats.percentile(99);
-      console.log(
-        `${target} nodes: all Ready ${readySeconds.toFixed(1)} s after the stage's first kubelet started, ` +
-          `${want} simulated pods Running in ${podsSeconds.toFixed(1)} s; steady ${STEADY_MS / 1000} s: heartbeats ${heartbeats.count} (${failedBeats} failed), ${heartbeats.summary()}; ` +
-          `control plane CPU ${cpu.toFixed(1)} s (${((cpu / STEADY_MS) * 1000).toFixed(2)} cores), peak RSS ${(peak / 1024 ** 2).toFixed(0)} MiB ` +
-          `(apiserver ${(after[0]!.hwmBytes / 1024 ** 2).toFixed(0)}, controller-manager ${(after[1]!.hwmBytes / 1024 ** 2).toFixed(0)}, scheduler ${(after[2]!.hwmBytes / 1024 ** 2).toFixed(0)})`,
-      );
-      const holds = p99 < 1000 && peak < RSS_LIMIT;
-      if (holds) held = target;
+      const result: StageResult = {
+        nodes: target,
+        newPods: want - (results.at(-1)?.nodes ?? 0) * PODS_PER_NODE,
+        readySeconds,
+        podsSeconds,
+        heartbeats: heartbeats.count,
+        failedBeats,
+        p50: heartbeats.percentile(50),
+        p99,
+        hostLagP99Ms: lag.percentile(99) / 1e6,
+        hostLagMaxMs: lag.max / 1e6,
+        hostGcMaxMs: gcMax,
+        cpuCores: (cpu / STEADY_MS) * 1000,
+        peak,
+        steadyRss: after.map((s) => s.rssBytes),
+        holds: p99 < 1000 && failedBeats === 0 && sum(peak) < RSS_LIMIT,
+      };
+      results.push(result);
+      console.log(describe(result));
+      if (slowBeats.length) progress(`stage ${target}: heartbeats failed or over 1 s, by second of the window they were sent in: ${timeline(slowBeats)}`);
       heartbeats.clear();
       failedBeats = 0;
-      if (!holds) break;
+      slowBeats.length = 0;
+      if (!result.holds) break;
     }
   } catch (err) {
     console.log(`stopped at ${nodes} nodes: ${(err as Error).message}`);
   } finally {
-    console.log(`largest node count holding heartbeat p99 < 1 s and control-plane RSS < 4 GiB: ${held} (target 5000); nodes ratio: ${(held / 5000).toFixed(2)}`);
     stop.abort();
-    await host.stop().catch(() => {});
-    for (const p of controlPlane) p.kill('SIGTERM');
-    await new Promise((r) => setTimeout(r, 1000));
-    for (const p of controlPlane) p.kill('SIGKILL');
-    client.close();
+    await host?.stop().catch(() => {});
+    // Profiles are written as the processes exit, which takes a while with a big heap.
+    await procs.stop(NODE_ARGS.length ? 60_000 : 5000);
+    client?.close();
+    heartbeatClient?.close();
     rmSync(dir, { recursive: true, force: true });
+    process.off('SIGINT', onSignal);
+    process.off('SIGTERM', onSignal);
+    process.off('exit', onExit);
   }
+  const held = results.filter((r) => r.holds).at(-1);
+  const at1000 = results.find((r) => r.nodes === 1000);
+  if (at1000 && at1000 !== held) console.log(`at 1000 nodes: ${describe(at1000)}`);
+  if (held) console.log(`largest stage held: ${describe(held)}`);
+  const heldNodes = held?.nodes ?? 0;
+  const heldPeak = held ? sum(held.peak) : NaN;
+  console.log(
+    `largest node count holding heartbeat p99 < 1 s and control-plane RSS < 4 GiB: ${heldNodes} (target ${TARGET_NODES}); ` +
+      `nodes ratio: ${(heldNodes / TARGET_NODES).toFixed(2)}; RSS ratio at that count: ${held ? (heldPeak / RSS_LIMIT).toFixed(2) : 'n/a'} (peak ${held ? mib(heldPeak) : 'n/a'} MiB / 4096 MiB)`,
+  );
 }
