@@ -20,6 +20,7 @@ import { newNode, nodeLabels, nodeStatus, type NodeIdentity } from './node-objec
 import { PodIpAllocator } from './pod-ip.ts';
 import { PodWorker, type WorkerHost } from './pod-worker.ts';
 import { scanStaticPods, type StaticPod } from './static-pods.ts';
+import { Loops } from './loops.ts';
 import { startLogServer, type LogServer } from '../log-server.ts';
 
 export interface KubeletTimings {
@@ -110,7 +111,7 @@ export class Kubelet {
   private readonly restartCounts = new Map<string, number>();
   private readonly ipam: PodIpAllocator;
   private readonly host: WorkerHost;
-  private timers: NodeJS.Timeout[] = [];
+  private readonly loops = new Loops((err) => this.o.logger.debug({ node: this.nodeName, err: (err as Error).message }, 'kubelet loop step failed'));
   private running = false;
   private registered = false;
   private ready = { ok: true, reason: 'KubeletReady', message: 'kubelet is posting ready status' };
@@ -203,8 +204,7 @@ export class Kubelet {
   /** Like stopping the kubelet service: no heartbeats, no syncing; containers keep running. */
   async stop(): Promise<void> {
     this.running = false;
-    for (const t of this.timers) clearTimeout(t);
-    this.timers = [];
+    this.loops.stop();
     await this.logs?.close();
     this.logs = undefined;
   }
@@ -229,16 +229,7 @@ export class Kubelet {
   }
 
   private every(ms: number, fn: () => Promise<void> | void, firstDelay: number): void {
-    const run = async (): Promise<void> => {
-      if (!this.running) return;
-      try {
-        await fn();
-      } catch (err) {
-        this.o.logger.debug({ node: this.nodeName, err: (err as Error).message }, 'kubelet loop step failed');
-      }
-      if (this.running) this.timers.push(setTimeout(() => void run(), ms));
-    };
-    this.timers.push(setTimeout(() => void run(), firstDelay));
+    this.loops.every(ms, () => (this.running ? fn() : undefined), firstDelay);
   }
 
   private async register(): Promise<void> {
