@@ -224,10 +224,7 @@ export async function run(): Promise<void> {
     kc.loadFromFile(kubeconfig);
     client = new ApiClient(kc, { maxSockets: 128 });
     // As a kubelet's own heartbeat client: thousands of kubelets' pod traffic shares `client`.
-    // Each real kubelet has a connection of its own; with a few dozen shared, a renewal rate
-    // times server latency above the pool size (500/s x 130 ms at 5,000 nodes for 64) queued
-    // renewals in this process for seconds while the server answered each in under 100 ms.
-    heartbeatClient = new ApiClient(kc, { maxSockets: 1024 });
+    heartbeatClient = new ApiClient(kc, { maxSockets: 64 });
     const api = client;
     await until('the API server to answer', async () => (await api.list(resources.namespaces), true), 60_000);
     const cm = procs.start('controller-manager', ['bin/components/kube-controller-manager.js', `--kubeconfig=${kubeconfig}`, '--leader-elect=false']);
