@@ -53,7 +53,9 @@ export interface SqliteBackendOptions {
    * The share of time a compaction may take (default 0.25): after each batch it pauses three
    * times as long as the batch took. Run back to back, the batches of a compaction of 200,000
    * revisions kept the process busy for 14 s, and Lease renewals queued behind them for up to a
-   * second; paced, the same work takes longer and nothing waits for it. 1 disables pacing.
+   * second; paced, the same work is spread over about four times as long, so writes wait less
+   * behind it (a batch's time includes its wait in the write queue, so a busy server paces it
+   * more). 1 disables pacing.
    */
   compactDutyCycle?: number;
 }
