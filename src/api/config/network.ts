@@ -10,7 +10,7 @@ import { type Infer, s } from '../crd/schema-builder.ts';
 import { group, includedInPayload, metav1Conditions, version } from './common.ts';
 
 export const clusterNetworkEntry = s.object({
-  cidr: s.string({ description: 'The pod address range, e.g. 10.128.0.0/14.' }),
+  cidr: s.string({ description: 'The pod address range, e.g. 127.128.0.0/9 (as the local datacenter uses).' }),
   hostPrefix: s.integer({ format: 'int32', minimum: 0, description: 'The prefix length of the range each node gets.' }),
 });
 export type ClusterNetworkEntry = Infer<typeof clusterNetworkEntry>;

@@ -21,7 +21,8 @@ describe('kubernetes Service', () => {
         lease('127.1.0.3:6443', 31),
         lease('127.1.0.4:6443', 29),
         lease('127.1.0.5:6443', 1, { label: 'other' }),
-        lease('10.0.0.1:6443', 1),
+        // Not loopback (a documentation address, RFC 5737): never counted.
+        lease('192.0.2.1:6443', 1),
       ],
       NOW,
     );
