@@ -10,7 +10,6 @@ import type { Fetcher } from './ignition-fetch.ts';
 import { statePath, type Instance, type InstanceState } from './state.ts';
 
 const dirs: string[] = [];
-after(() => Promise.all(dirs.map((d) => rm(d, { recursive: true, force: true }))));
 
 async function dataDir(): Promise<string> {
   const d = await mkdtemp(join(tmpdir(), 'shipyard-cloud-'));
@@ -55,6 +54,8 @@ async function cloudCode(p: Promise<unknown>, reason: string, message: RegExp): 
 }
 
 describe('cloud engine', () => {
+  after(() => Promise.all(dirs.splice(0).map((d) => rm(d, { recursive: true, force: true }))));
+
   it('launches an instance: pending, Ignition on the node root, boot hook, running', async () => {
     const dir = await dataDir();
     const hooks = recorder();

@@ -17,7 +17,8 @@ import { selfSignedCertificate } from './testing.ts';
 const fastFetch = createLoopbackFetcher({ deadlineMs: 3_000, initialBackoffMs: 10, maxBackoffMs: 50 });
 
 const dirs: string[] = [];
-after(() => Promise.all(dirs.map((d) => rm(d, { recursive: true, force: true }))));
+/** Removes the directories made so far; each suite calls it when it ends. */
+const removeDirs = () => Promise.all(dirs.splice(0).map((d) => rm(d, { recursive: true, force: true })));
 
 async function tmpDir(): Promise<string> {
   const dir = await mkdtemp(join(tmpdir(), 'shipyard-ign-'));
@@ -50,6 +51,8 @@ async function listen(server: Server): Promise<number> {
 }
 
 describe('first boot: writing a config into a node root', () => {
+  after(removeDirs);
+
   it('writes files, directories, links, units and ssh keys, then records the run', async () => {
     const root = await tmpRoot();
     const gz = gzipSync('compressed contents\n');
@@ -211,6 +214,7 @@ describe('first boot: pointer configs', () => {
     port = await listen(server);
   });
   after(() => new Promise<void>((resolve) => server.close(() => resolve())));
+  after(removeDirs);
 
   it('fetches merged configs with the Ignition Accept header, retrying while the server is not ready', async () => {
     const root = await tmpRoot();
@@ -320,6 +324,7 @@ describe('first boot: https with the config CA', () => {
     port = await listen(server);
   });
   after(() => new Promise<void>((resolve) => server.close(() => resolve())));
+  after(removeDirs);
 
   it('trusts the certificate authorities the pointer names', async () => {
     const root = await tmpRoot();

@@ -6,7 +6,6 @@ import { after, describe, it } from 'node:test';
 import { resolveInRoot } from './node-root.ts';
 
 const dirs: string[] = [];
-after(() => Promise.all(dirs.map((d) => rm(d, { recursive: true, force: true }))));
 
 async function tmpRoot(): Promise<string> {
   const root = await mkdtemp(join(tmpdir(), 'shipyard-root-'));
@@ -15,6 +14,8 @@ async function tmpRoot(): Promise<string> {
 }
 
 describe('node root paths', () => {
+  after(() => Promise.all(dirs.splice(0).map((d) => rm(d, { recursive: true, force: true }))));
+
   it('maps node paths under the root and follows links as the node would', async () => {
     const root = await tmpRoot();
     await mkdir(join(root, 'usr/lib'), { recursive: true });

@@ -6,7 +6,6 @@ import { after, describe, it } from 'node:test';
 import { buildPayload, substitute } from './build.ts';
 
 const root = mkdtempSync(join(tmpdir(), 'shipyard-build-'));
-after(() => rmSync(root, { recursive: true, force: true }));
 
 const profile = 'include.release.openshift.io/self-managed-high-availability: "true"';
 
@@ -63,6 +62,8 @@ const images = {
 };
 
 describe('buildPayload', () => {
+  after(() => rmSync(root, { recursive: true, force: true }));
+
   it('copies the manifests with images and version substituted, and writes release-metadata and image-references', () => {
     const out = join(root, 'out', 'payload');
     const p = buildPayload({ source: source(), out, version: '0.2.0', previous: ['0.1.0'], images });

@@ -7,7 +7,6 @@ import { exclusionReason, filterOverrides, loadPayloadDir, overrideFor, PayloadE
 import { versionHash } from './version-hash.ts';
 
 const root = mkdtempSync(join(tmpdir(), 'shipyard-payload-'));
-after(() => rmSync(root, { recursive: true, force: true }));
 
 const profile = 'include.release.openshift.io/self-managed-high-availability';
 
@@ -30,6 +29,8 @@ function payloadDir(files: Record<string, string>, opts: { version?: string; str
 }
 
 describe('loadPayloadDir', () => {
+  after(() => rmSync(root, { recursive: true, force: true }));
+
   it('reads metadata, images and the included manifests in lexical file order', () => {
     const dir = payloadDir({
       '0000_50_b_01.yaml': `${cm('b1')}`,

@@ -4,7 +4,7 @@
  * key is in the reopened database with its value. (synchronous=NORMAL in WAL mode promises
  * exactly this much: the process may die, the OS does not.)
  */
-import { after, it } from 'node:test';
+import { it } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';
@@ -14,10 +14,9 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { openSqliteBackend } from './sqlite.ts';
 
-const dir = mkdtempSync(join(tmpdir(), 'shipyard-crash-'));
-after(() => rm(dir, { recursive: true, force: true }));
-
-it('every create acknowledged before SIGKILL is in the database', { timeout: 20_000 }, async () => {
+it('every create acknowledged before SIGKILL is in the database', { timeout: 20_000 }, async (t) => {
+  const dir = mkdtempSync(join(tmpdir(), 'shipyard-crash-'));
+  t.after(() => rm(dir, { recursive: true, force: true }));
   const path = join(dir, 'state.db');
   const script = fileURLToPath(new URL('./testdata/crash-writer.ts', import.meta.url));
   const child = spawn(process.execPath, ['--import', 'tsx', script, path], {

@@ -13,15 +13,17 @@ import { openSqliteBackend } from './sqlite.ts';
 import type { WatchEvent } from './types.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'shipyard-storage-'));
-after(() => rm(dir, { recursive: true, force: true }));
 let n = 0;
 const freshPath = () => join(dir, `db-${++n}`, 'state.db');
 
-storageContract('sqlite', (opts) =>
-  openSqliteBackend({ path: freshPath(), watchRingSize: opts?.watchRingSize, replayPageSize: opts?.replayPageSize }),
-);
-
 describe('sqlite backend', () => {
+  // Every database of this file, the contract's too, lives under `dir`: removed when this suite ends.
+  after(() => rm(dir, { recursive: true, force: true }));
+
+  storageContract('sqlite', (opts) =>
+    openSqliteBackend({ path: freshPath(), watchRingSize: opts?.watchRingSize, replayPageSize: opts?.replayPageSize }),
+  );
+
   it('keeps data, revisions and the compact revision across a reopen', async () => {
     const path = freshPath();
     const first = await openSqliteBackend({ path });

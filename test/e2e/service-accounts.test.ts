@@ -79,7 +79,7 @@ describe('service-account tokens (e2e)', () => {
     assertFailureStatus(await listNamespaces(other.body.status.token), 401, 'Unauthorized', 'a token for another audience');
   });
 
-  it('refuses an expired token, and one signed by another key', async () => {
+  it('refuses an expired token, and one signed by another key', async (t) => {
     const sa = (await sendJson(ts, 'GET', '/api/v1/namespaces/default/serviceaccounts/builder')).body;
     const keys = ensureServiceAccountKeys(join(ts.dataDir, 'pki'));
     const claims = (issuedAtSeconds: number) =>
@@ -87,7 +87,9 @@ describe('service-account tokens (e2e)', () => {
     const now = Math.floor(Date.now() / 1000);
     assert.equal((await listNamespaces(keys.sign(claims(now)))).status, 200, 'the same key signing a current token is accepted');
     assertFailureStatus(await listNamespaces(keys.sign(claims(now - 601))), 401, 'Unauthorized', 'an expired token');
-    const stranger = ensureServiceAccountKeys(mkdtempSync(join(tmpdir(), 'shipyard-stranger-')));
+    const strangerDir = mkdtempSync(join(tmpdir(), 'shipyard-stranger-'));
+    t.after(() => rmSync(strangerDir, { recursive: true, force: true }));
+    const stranger = ensureServiceAccountKeys(strangerDir);
     assertFailureStatus(await listNamespaces(stranger.sign(claims(now))), 401, 'Unauthorized', 'a token signed by another key');
   });
 
@@ -237,9 +239,11 @@ describe('the kubernetes Service kept by the API server (e2e)', () => {
 });
 
 describe('serving certificate re-issue (e2e)', () => {
-  it('a restart with a new SAN serves a certificate with it, from the same CA', async () => {
+  it('a restart with a new SAN serves a certificate with it, from the same CA', async (t) => {
     const first = await startTestServer({ kubernetesService: { intervalMs: 60_000 } });
     const dataDir = first.dataDir;
+    // Only the server of `first` is closed, so its directory stays for `second`: removed when the test ends, however it ends.
+    t.after(() => rmSync(dataDir, { recursive: true, force: true }));
     const caBefore = first.server.caCertPem;
     await first.server.close();
     const second = await startTestServer({ dataDir, ipAddresses: ['127.1.0.200'], dnsNames: ['api.shipyard.test'] });
@@ -261,7 +265,6 @@ describe('serving certificate re-issue (e2e)', () => {
       await kubectlOk(second, ['get', 'namespaces']);
     } finally {
       await second.stop();
-      rmSync(dataDir, { recursive: true, force: true });
     }
   });
 });

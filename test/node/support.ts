@@ -111,13 +111,41 @@ export async function startNode(o: NodeOptions): Promise<NodeUnderTest> {
     zone: 'zone-a',
     capacity: { cpu: '4', memory: '8Gi', pods: '110' },
   });
-  await kubelet.start();
-  const node = async (): Promise<V1Node> => client.get<V1Node>(resources.nodes, undefined, o.nodeName);
-  if (o.podCIDR) {
-    await until('the Node to register', () => node().catch(() => undefined));
-    await client.patch(resources.nodes, undefined, o.nodeName, { spec: { podCIDR: o.podCIDR, podCIDRs: [o.podCIDR] } }, { type: 'merge' });
-  }
   let stopped = false;
+  const stopAll = async (): Promise<void> => {
+    if (stopped) return;
+    stopped = true;
+    try {
+      // Pods still running get their grace period; tests keep those short.
+      await host.stop();
+      // Whatever a failed test left running must not outlive the run.
+      for (const g of liveGroups) {
+        try {
+          process.kill(-g, 'SIGKILL');
+        } catch {
+          // Already gone.
+        }
+      }
+      stop.abort();
+      await informers.done();
+      client.close();
+      if (!o.server) await ts.stop();
+    } finally {
+      rmSync(base, { recursive: true, force: true });
+    }
+  };
+  const node = async (): Promise<V1Node> => client.get<V1Node>(resources.nodes, undefined, o.nodeName);
+  try {
+    await kubelet.start();
+    if (o.podCIDR) {
+      await until('the Node to register', () => node().catch(() => undefined));
+      await client.patch(resources.nodes, undefined, o.nodeName, { spec: { podCIDR: o.podCIDR, podCIDRs: [o.podCIDR] } }, { type: 'merge' });
+    }
+  } catch (err) {
+    // The caller gets no stop() to call: take down what was started, and its directory, here.
+    await stopAll().catch(() => {});
+    throw err;
+  }
   return {
     ts,
     client,
@@ -135,25 +163,7 @@ export async function startNode(o: NodeOptions): Promise<NodeUnderTest> {
       const list = await client.list<CoreV1Event>(resources.events, namespace);
       return list.items.filter((e) => e.involvedObject?.name === name).sort((a, b) => String(a.firstTimestamp ?? a.eventTime).localeCompare(String(b.firstTimestamp ?? b.eventTime)));
     },
-    async stop() {
-      if (stopped) return;
-      stopped = true;
-      // Pods still running get their grace period; tests keep those short.
-      await host.stop();
-      // Whatever a failed test left running must not outlive the run.
-      for (const g of liveGroups) {
-        try {
-          process.kill(-g, 'SIGKILL');
-        } catch {
-          // Already gone.
-        }
-      }
-      stop.abort();
-      await informers.done();
-      client.close();
-      if (!o.server) await ts.stop();
-      rmSync(base, { recursive: true, force: true });
-    },
+    stop: stopAll,
   };
 }
 

@@ -8,7 +8,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { after, describe, it } from 'node:test';
+import { afterEach, describe, it } from 'node:test';
 import { CoreV1Api, KubeConfig, type V1ConfigMap } from '@kubernetes/client-node';
 import { createInformer, type Informer } from '../../src/runtime/informer.ts';
 import type { DeepReadonly } from '../../src/runtime/readonly.ts';
@@ -81,9 +81,13 @@ function start(kc: KubeConfig, core: CoreV1Api, signal: AbortSignal, extra: { la
 const names = (objs: readonly DeepReadonly<V1ConfigMap>[]): string[] => objs.map((o) => o.metadata!.name!).sort();
 
 describe('runtime/informer', () => {
+  // Each test's servers and directories go when that test ends, not when the suite does.
   const cleanups: (() => Promise<void>)[] = [];
-  after(async () => {
-    for (const c of cleanups.reverse()) await c();
+  afterEach(async () => {
+    // One failing cleanup must not leave the others' servers running or directories behind.
+    const failures: unknown[] = [];
+    for (const c of cleanups.splice(0).reverse()) await c().catch((err: unknown) => failures.push(err));
+    if (failures.length > 0) throw failures[0];
   });
 
   it('syncs existing objects, follows add/update/delete and keeps its indexes right', async () => {

@@ -48,8 +48,15 @@ export const apiSemanticsControllers = (ctx: ControllerContext): Controller[] =>
 
 export async function startTestServer(options: TestServerOptions = {}): Promise<TestServer> {
   const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), 'shipyard-test-'));
+  // A directory made here is removed here: by stop(), or at once if the server does not start.
+  const removeDataDir = () => {
+    if (!options.dataDir) rmSync(dataDir, { recursive: true, force: true });
+  };
   const { controllers, ...serverOptions } = options;
-  const server = await startApiServer({ port: 0, logger: pino({ level: process.env.SHIPYARD_TEST_LOG ?? 'silent' }), compactionIntervalMs: 0, ...serverOptions, dataDir });
+  const server = await startApiServer({ port: 0, logger: pino({ level: process.env.SHIPYARD_TEST_LOG ?? 'silent' }), compactionIntervalMs: 0, ...serverOptions, dataDir }).catch((err: unknown) => {
+    removeDataDir();
+    throw err;
+  });
   const stopControllers = new AbortController();
   let manager: Promise<void> = Promise.resolve();
   if (controllers) {
@@ -106,10 +113,13 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
       });
     },
     async stop() {
-      stopControllers.abort();
-      await manager.catch(() => {});
-      await server.close();
-      if (!options.dataDir) rmSync(dataDir, { recursive: true, force: true });
+      try {
+        stopControllers.abort();
+        await manager.catch(() => {});
+        await server.close();
+      } finally {
+        removeDataDir();
+      }
     },
   };
 }

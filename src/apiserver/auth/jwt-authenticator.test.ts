@@ -3,18 +3,25 @@
  * accepts (a fake clock and an in-memory view of the bound objects stand in for the store).
  */
 import assert from 'node:assert/strict';
-import { mkdtempSync, readFileSync, statSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { describe, it } from 'node:test';
+import { describe, it, type TestContext } from 'node:test';
 import { createJwtAuthenticator, looksLikeJwt, type BoundObjectLookup } from './jwt-authenticator.ts';
 import { boundTokenClaims, SERVICE_ACCOUNT_ISSUER } from './service-account-claims.ts';
 import { ensureServiceAccountKeys } from './service-account-keys.ts';
 
 const NOW = 1_800_000_000_000;
 
-function fixture() {
+/** A fresh key directory, removed when the test `t` ends. */
+function keyDir(t: TestContext): string {
   const dir = mkdtempSync(join(tmpdir(), 'shipyard-sa-'));
+  t.after(() => rmSync(dir, { recursive: true, force: true }));
+  return dir;
+}
+
+function fixture(t: TestContext) {
+  const dir = keyDir(t);
   const keys = ensureServiceAccountKeys(dir);
   const objects = new Map<string, string>([
     ['sa/default/builder', 'sa-uid-1'],
@@ -45,8 +52,8 @@ function fixture() {
 }
 
 describe('service-account signing key', () => {
-  it('is made once: sa.key private (0600), sa.pub beside it, and reused by the next start', () => {
-    const f = fixture();
+  it('is made once: sa.key private (0600), sa.pub beside it, and reused by the next start', (t) => {
+    const f = fixture(t);
     assert.equal(statSync(join(f.dir, 'sa.key')).mode & 0o077, 0);
     assert.match(readFileSync(join(f.dir, 'sa.pub'), 'utf8'), /BEGIN PUBLIC KEY/);
     const again = ensureServiceAccountKeys(f.dir);
@@ -54,8 +61,8 @@ describe('service-account signing key', () => {
     assert.ok(again.verify(f.token()), 'a token signed before a restart still verifies');
   });
 
-  it('signs ES256 and refuses tampered payloads, other algorithms and other keys', () => {
-    const f = fixture();
+  it('signs ES256 and refuses tampered payloads, other algorithms and other keys', (ctx) => {
+    const f = fixture(ctx);
     const t = f.token();
     const [h, p, s] = t.split('.') as [string, string, string];
     assert.deepEqual(JSON.parse(Buffer.from(h, 'base64url').toString()), { alg: 'ES256', kid: f.keys.keyId });
@@ -63,28 +70,28 @@ describe('service-account signing key', () => {
     assert.equal(f.keys.verify(`${h}.${forged}.${s}`), undefined);
     const none = Buffer.from(JSON.stringify({ alg: 'none' })).toString('base64url');
     assert.equal(f.keys.verify(`${none}.${p}.`), undefined);
-    assert.equal(ensureServiceAccountKeys(mkdtempSync(join(tmpdir(), 'shipyard-sa-'))).verify(t), undefined);
+    assert.equal(ensureServiceAccountKeys(keyDir(ctx)).verify(t), undefined);
   });
 });
 
 describe('JWT authenticator', () => {
-  it('accepts a current token as the service account, with its groups', async () => {
-    const f = fixture();
+  it('accepts a current token as the service account, with its groups', async (t) => {
+    const f = fixture(t);
     const user = await f.auth.authenticate(`Bearer ${f.token({ pod: true })}`);
     assert.deepEqual(user, { name: 'system:serviceaccount:default:builder', uid: 'sa-uid-1', groups: ['system:serviceaccounts', 'system:serviceaccounts:default', 'system:authenticated'] });
     assert.ok(looksLikeJwt(`Bearer ${f.token()}`));
     assert.ok(!looksLikeJwt('Bearer opaque-admin-token'));
   });
 
-  it('accepts any audience the server accepts, and refuses a token for another audience', async () => {
-    const f = fixture();
+  it('accepts any audience the server accepts, and refuses a token for another audience', async (t) => {
+    const f = fixture(t);
     assert.ok(await f.auth.authenticate(`Bearer ${f.token({ audiences: ['https://vault.example'] })}`));
     assert.equal(await f.auth.authenticate(`Bearer ${f.token({ audiences: ['https://elsewhere.example'] })}`), undefined);
     assert.match(f.rejected.at(-1)!, /audiences/);
   });
 
-  it('refuses expired and not-yet-valid tokens', async () => {
-    const f = fixture();
+  it('refuses expired and not-yet-valid tokens', async (t) => {
+    const f = fixture(t);
     const issued = Math.floor(NOW / 1000) - 3600 - 1;
     assert.equal(await f.auth.authenticate(`Bearer ${f.token({ issuedAt: issued })}`), undefined);
     assert.match(f.rejected.at(-1)!, /expired/);
@@ -92,8 +99,8 @@ describe('JWT authenticator', () => {
     assert.match(f.rejected.at(-1)!, /not valid yet/);
   });
 
-  it('refuses tokens of a deleted or re-created service account, and of a deleted pod', async () => {
-    const f = fixture();
+  it('refuses tokens of a deleted or re-created service account, and of a deleted pod', async (t) => {
+    const f = fixture(t);
     assert.equal(await f.auth.authenticate(`Bearer ${f.token({ saUid: 'an-older-uid' })}`), undefined);
     assert.match(f.rejected.at(-1)!, /recreated/);
     const podBound = f.token({ pod: true });
@@ -106,8 +113,8 @@ describe('JWT authenticator', () => {
     assert.match(f.rejected.at(-1)!, /does not exist/);
   });
 
-  it('remembers a success for the cache period only, then looks again', async () => {
-    const f = fixture();
+  it('remembers a success for the cache period only, then looks again', async (t) => {
+    const f = fixture(t);
     const header = `Bearer ${f.token()}`;
     assert.ok(await f.auth.authenticate(header));
     assert.ok(await f.auth.authenticate(header));
@@ -119,8 +126,8 @@ describe('JWT authenticator', () => {
     assert.equal(await f.auth.authenticate(header), undefined, 'revoked once the cache entry ran out');
   });
 
-  it('never serves a cached token past its expiry', async () => {
-    const f = fixture();
+  it('never serves a cached token past its expiry', async (t) => {
+    const f = fixture(t);
     const header = `Bearer ${f.token({ issuedAt: Math.floor(NOW / 1000) - 3600 + 2 })}`;
     assert.ok(await f.auth.authenticate(header));
     f.advance(2_000);
