@@ -3,13 +3,16 @@
  *
  * The API server, controller-manager and scheduler run as their own processes, exactly as
  * `shipyard up` runs them; this process hosts the kubelets (inline, one node host, simulated
- * runtime), renewing their Leases every 10 s through a heartbeat client of their own, as
- * kubelets do. Each stage adds nodes, waits until all are Ready, gives every node 30 simulated
+ * runtime), whose Leases are renewed every 10 s on the host's heartbeat thread with connections
+ * of its own, as `shipyard up` renews them (kube's kubelet renews from a goroutine of its own,
+ * through a heartbeat client of its own). Each stage adds nodes, waits until all are Ready, gives every node 30 simulated
  * pods (30 DaemonSets), lets the control plane settle, then measures a steady window: the
  * latency of the Lease renewals sent in it as the kubelets see it, and the control plane's CPU
  * seconds and peak RSS from /proc. The same renewals are also read as the API server timed
  * them (its request-latency histogram), which is where Kubernetes measures its latency SLO;
- * the kubelets' own view, which also counts stalls of this host, is what is judged.
+ * the kubelets' own view, timed on the heartbeat thread, is what is judged: it counts waits for
+ * a connection and for this machine's CPU, not the pauses of the thread running the kubelets'
+ * pods, which are reported beside it (host event-loop delay and GC).
  * Stages grow until heartbeat p99 reaches 1 s (or a renewal
  * fails), the control plane passes 4 GiB, or the largest stage is done; the figure judged is
  * the largest node count that held, against the 5,000-node target, with its RSS against 4 GiB.
@@ -224,6 +227,7 @@ export async function run(): Promise<void> {
     kc.loadFromFile(kubeconfig);
     client = new ApiClient(kc, { maxSockets: 128 });
     // As a kubelet's own heartbeat client: thousands of kubelets' pod traffic shares `client`.
+    // Node status goes through this one; Lease renewals through the heartbeat thread's own.
     heartbeatClient = new ApiClient(kc, { maxSockets: 64 });
     const api = client;
     await until('the API server to answer', async () => (await api.list(resources.namespaces), true), 60_000);
@@ -241,13 +245,13 @@ export async function run(): Promise<void> {
     host = createNodeHost({
       client,
       heartbeatClient,
+      heartbeatThread: { kubeConfig: kc, maxSockets: 64 },
       informers,
       logger: pino({ level: 'warn' }),
       recorder: { event: () => {} },
       runtimes: [createSimulatedRuntime({ startDelayMs: 200, writeLogs: false })],
-      onHeartbeat: (ms, ok) => {
+      onHeartbeat: ({ startedAt: sentAt, ms, ok }) => {
         // Only renewals sent inside the window: one sent during the pod burst before it says nothing about the steady state.
-        const sentAt = Date.now() - ms;
         if (!recording || sentAt < steadyStart || sentAt >= steadyEnd) return;
         if (ok) heartbeats.add(ms);
         else failedBeats++;

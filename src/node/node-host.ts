@@ -4,7 +4,7 @@
  * A kubelet per watch would make the API server filter every pod event once per node.
  */
 import type { Logger } from 'pino';
-import type { V1Node, V1Pod, V1Service } from '@kubernetes/client-node';
+import type { KubeConfig, V1Node, V1Pod, V1Service } from '@kubernetes/client-node';
 import type { ApiClient } from '../runtime/client.ts';
 import type { EventSink } from '../runtime/context.ts';
 import type { InformerFactory } from '../runtime/informer-factory.ts';
@@ -12,6 +12,8 @@ import { resources } from '../runtime/resources.ts';
 import type { DeepReadonly } from '../runtime/readonly.ts';
 import type { ContainerRuntime } from './container-runtime.ts';
 import { createKubelet, type Kubelet, type KubeletOptions, type KubeletTimings } from './kubelet/kubelet.ts';
+import { startHeartbeatThread } from './heartbeat/heartbeat-thread.ts';
+import type { NodeLeases, Renewal } from './heartbeat/lease-renewals.ts';
 
 const BY_NODE = 'spec.nodeName';
 
@@ -25,11 +27,18 @@ export interface NodeHostOptions {
   runtimes: ContainerRuntime[];
   caCert?: string;
   timings?: Partial<KubeletTimings>;
-  onHeartbeat?: (ms: number, ok: boolean) => void;
+  /** Every Lease renewal's outcome (benchmarks). */
+  onHeartbeat?: (r: Renewal) => void;
   logServer?: KubeletOptions['logServer'];
+  /**
+   * Renew every node's Lease on a thread of its own, with its own connections built from this
+   * kubeconfig (see heartbeat/heartbeat-thread.ts). Without it each kubelet renews on this
+   * thread through `heartbeatClient`.
+   */
+  heartbeatThread?: { kubeConfig: KubeConfig; maxSockets?: number };
 }
 
-export type AddNodeOptions = Omit<KubeletOptions, 'client' | 'heartbeatClient' | 'recorder' | 'logger' | 'runtimes' | 'caCert' | 'kubernetesService' | 'currentNode' | 'boundPods' | 'timings' | 'onHeartbeat' | 'logServer'> & {
+export type AddNodeOptions = Omit<KubeletOptions, 'client' | 'heartbeatClient' | 'leases' | 'recorder' | 'logger' | 'runtimes' | 'caCert' | 'kubernetesService' | 'currentNode' | 'boundPods' | 'timings' | 'onHeartbeat' | 'logServer'> & {
   timings?: Partial<KubeletTimings>;
 };
 
@@ -61,6 +70,19 @@ export function createNodeHost(o: NodeHostOptions): NodeHost {
   nodes.on('add', (n) => kubelets.get(n.metadata?.name ?? '')?.nodeChanged());
   nodes.on('update', (n) => kubelets.get(n.metadata?.name ?? '')?.nodeChanged());
 
+  const leases: NodeLeases | undefined = o.heartbeatThread
+    ? startHeartbeatThread({
+        kubeConfig: o.heartbeatThread.kubeConfig,
+        maxSockets: o.heartbeatThread.maxSockets,
+        userAgent: 'kubelet-heartbeats',
+        logger: o.logger,
+        onRenewal: (r) => {
+          o.onHeartbeat?.(r);
+          if (!r.ok) o.logger.debug({ node: r.nodeName, err: r.error }, 'lease renewal failed');
+        },
+      })
+    : undefined;
+
   const kubernetesService = (): { host: string; port: number } | undefined => {
     const svc = services.store.get('default/kubernetes');
     const ip = svc?.spec?.clusterIP;
@@ -81,6 +103,7 @@ export function createNodeHost(o: NodeHostOptions): NodeHost {
         runtimes: o.runtimes,
         caCert: o.caCert,
         timings: { ...(o.timings ?? {}), ...(a.timings ?? {}) },
+        leases,
         onHeartbeat: o.onHeartbeat,
         logServer: o.logServer,
         kubernetesService,
@@ -101,6 +124,7 @@ export function createNodeHost(o: NodeHostOptions): NodeHost {
     async stop() {
       await Promise.all([...kubelets.values()].map((k) => k.shutdown()));
       kubelets.clear();
+      await leases?.close();
     },
   };
 }

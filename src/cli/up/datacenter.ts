@@ -92,6 +92,8 @@ export async function startDatacenter(o: DatacenterOptions): Promise<Datacenter>
 
   const nodeHost: NodeHost = createNodeHost({
     client,
+    // Lease renewals on a thread of their own: this thread's pauses never make a node look dead.
+    heartbeatThread: { kubeConfig },
     informers,
     logger: logger.child({ component: 'kubelet' }),
     recorder,

@@ -22,6 +22,8 @@ import { PodWorker, type WorkerHost } from './pod-worker.ts';
 import { scanStaticPods, type StaticPod } from './static-pods.ts';
 import { Loops } from './loops.ts';
 import { startLogServer, type LogServer } from '../log-server.ts';
+import { LeaseRenewals, type NodeLeases, type Renewal } from '../heartbeat/lease-renewals.ts';
+import type { NodeLease } from '../heartbeat/node-lease.ts';
 
 export interface KubeletTimings {
   leaseRenewMs: number;
@@ -70,8 +72,13 @@ export interface KubeletOptions extends Omit<NodeIdentity, 'kubeletPort' | 'tain
   readonly staticPods?: boolean;
   /** Serve container logs on nodeIP:kubeletPort (what `kubectl logs` reaches through the API server). */
   readonly logServer?: { tls: { cert: string; key: string }; token: string };
-  /** Told about each Lease renewal's duration (benchmarks). */
-  readonly onHeartbeat?: (ms: number, ok: boolean) => void;
+  /**
+   * Who renews the node's Lease: a node host's shared renewals (on their own thread, see
+   * heartbeat/heartbeat-thread.ts). Without one the kubelet renews through `heartbeatClient`.
+   */
+  readonly leases?: NodeLeases;
+  /** Told about each Lease renewal's duration when the kubelet renews itself (benchmarks). */
+  readonly onHeartbeat?: (r: Renewal) => void;
 }
 
 interface StaticEntry {
@@ -94,12 +101,6 @@ export interface KubeletStatus {
   pods: number;
 }
 
-const LEASE = { group: 'coordination.k8s.io', version: 'v1', resource: 'leases', kind: 'Lease', namespaced: true } as const;
-
-function microTime(d = new Date()): string {
-  return d.toISOString().replace(/Z$/, '000Z');
-}
-
 export class Kubelet {
   readonly nodeName: string;
   private readonly o: KubeletOptions;
@@ -120,8 +121,9 @@ export class Kubelet {
   private staticErrors = '';
   private logs: LogServer | undefined;
   private nodeUid: string | undefined;
-  /** The Node uid the Lease was last written with as its owner. */
-  private leaseOwner: string | undefined;
+  private readonly leases: NodeLeases;
+  /** What the Lease renewals were last told, while they run. */
+  private leaseSet: NodeLease | undefined;
   /** The podCIDR the pods were last resynced for. */
   private podCIDRSeen: string | undefined;
 
@@ -131,6 +133,7 @@ export class Kubelet {
     this.t = { ...defaultTimings, ...(o.timings ?? {}) };
     this.identity = { ...o, taints: o.taints ?? [], kubeletPort: o.kubeletPort ?? 10250 };
     this.ipam = new PodIpAllocator(o.nodeDir);
+    this.leases = o.leases ?? new LeaseRenewals(o.heartbeatClient ?? o.client, o.onHeartbeat);
     const self = this;
     this.host = {
       nodeName: o.nodeName,
@@ -185,9 +188,10 @@ export class Kubelet {
     const jitter = (ms: number): number => Math.floor(ms * (0.5 + Math.random() * 0.5));
     this.every(this.t.staticPodPollMs, () => this.syncStaticPods(), 0);
     // After a reboot the Node must show the re-read configuration (and Ready) at once.
-    if (this.registered) void this.postStatus().catch(() => {});
-    else void this.register();
-    this.every(this.t.leaseRenewMs, () => this.renewLease(), jitter(this.t.leaseRenewMs));
+    if (this.registered) {
+      void this.postStatus().catch(() => {});
+      this.renewLeases();
+    } else void this.register();
     this.every(this.t.statusCheckMs, () => this.checkStatus(), jitter(this.t.statusCheckMs));
     this.every(this.t.volumeRefreshMs, () => this.refreshVolumes(), jitter(this.t.volumeRefreshMs));
     for (const w of [...this.workers.values(), ...[...this.statics.values()].map((s) => s.worker)]) w.requestSync();
@@ -205,6 +209,8 @@ export class Kubelet {
   async stop(): Promise<void> {
     this.running = false;
     this.loops.stop();
+    this.leases.delete(this.nodeName);
+    this.leaseSet = undefined;
     await this.logs?.close();
     this.logs = undefined;
   }
@@ -253,32 +259,26 @@ export class Kubelet {
         }
       }
     }
-    if (this.registered) await this.renewLease().catch(() => {});
+    if (this.registered) this.renewLeases();
   }
 
-  private async renewLease(): Promise<void> {
-    if (!this.registered) return;
-    const started = performance.now();
-    const spec = { holderIdentity: this.nodeName, leaseDurationSeconds: this.config.nodeLeaseDurationSeconds, renewTime: microTime() };
-    // Owned by the Node, so deleting the Node garbage-collects its Lease. The informer may not have
-    // seen a Node registered a moment ago, hence the uid kept from registration.
-    const uid = this.o.currentNode()?.metadata?.uid ?? this.nodeUid;
-    const owner = uid ? { ownerReferences: [{ apiVersion: 'v1', kind: 'Node', name: this.nodeName, uid }] } : undefined;
-    try {
-      try {
-        const patch = this.leaseOwner === uid || !owner ? { spec } : { metadata: owner, spec };
-        await this.heartbeats.patch(LEASE, 'kube-node-lease', this.nodeName, patch, { type: 'merge' });
-        if (owner) this.leaseOwner = uid;
-      } catch (err) {
-        if (!isNotFound(err)) throw err;
-        await this.heartbeats.create(LEASE, { apiVersion: 'coordination.k8s.io/v1', kind: 'Lease', metadata: { name: this.nodeName, namespace: 'kube-node-lease', ...(owner ?? {}) }, spec });
-        if (owner) this.leaseOwner = uid;
-      }
-      this.o.onHeartbeat?.(performance.now() - started, true);
-    } catch (err) {
-      this.o.onHeartbeat?.(performance.now() - started, false);
-      throw err;
-    }
+  /**
+   * Has the Lease renewed while the kubelet runs (from now, and each interval after), owned by
+   * the Node: the informer may not have seen a Node registered a moment ago, hence the uid kept
+   * from registration. Called again whenever what the renewals write may have changed.
+   */
+  private renewLeases(): void {
+    if (!this.running || !this.registered) return;
+    const lease: NodeLease = {
+      nodeName: this.nodeName,
+      nodeUid: this.o.currentNode()?.metadata?.uid ?? this.nodeUid,
+      durationSeconds: this.config.nodeLeaseDurationSeconds,
+      renewMs: this.t.leaseRenewMs,
+    };
+    const last = this.leaseSet;
+    if (last && last.nodeUid === lease.nodeUid && last.durationSeconds === lease.durationSeconds && last.renewMs === lease.renewMs) return;
+    this.leaseSet = lease;
+    this.leases.set(lease);
   }
 
   /** Posts status when something differs from what the Node shows, or on the report interval. */
@@ -295,6 +295,7 @@ export class Kubelet {
   /** The node informer saw our Node change: someone may have marked it Unknown. */
   nodeChanged(): void {
     if (!this.running || !this.registered) return;
+    this.renewLeases();
     const node = this.o.currentNode();
     const ready = node?.status?.conditions?.find((c) => c.type === 'Ready');
     if (ready && ready.status !== (this.ready.ok ? 'True' : 'False')) void this.postStatus().catch(() => {});

@@ -42,3 +42,23 @@ it('kubelet loops: a failing step is reported and the loop goes on; loops starte
   assert.ok(again > 0, 'restarted (a kubelet started again after a reboot)');
   loops.stop();
 });
+
+it('kubelet loops: a jittered period waits its interval plus up to the factor more, drawn afresh each run', async () => {
+  const loops = new Loops(() => {});
+  const gaps: number[] = [];
+  let last = performance.now();
+  loops.every(10, () => {
+    const now = performance.now();
+    gaps.push(now - last);
+    last = now;
+  }, 0, 1);
+  await sleep(400);
+  loops.stop();
+  const periods = gaps.slice(1);
+  assert.ok(periods.length >= 10, `${periods.length} periods`);
+  // Timers fire late, never early: every gap is at least the interval.
+  assert.ok(periods.every((g) => g >= 9.5), `gaps ${periods.map((g) => g.toFixed(1)).join(', ')}`);
+  // With a factor of 1 the gaps spread over [10, 20) ms instead of all being ~10 ms.
+  const spread = Math.max(...periods) - Math.min(...periods);
+  assert.ok(spread >= 3, `gaps spread by ${spread.toFixed(1)} ms`);
+});

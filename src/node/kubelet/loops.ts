@@ -2,6 +2,10 @@
  * The kubelet's periodic steps (Lease renewal, status checks, volume refresh, static pods):
  * each step runs, then the next is scheduled a period after it finished, until `stop`.
  *
+ * A period may be jittered, as client-go's JitterUntil jitters the node lease's (factor 0.04):
+ * kubelets that one slow moment delayed together would otherwise renew together for ever
+ * after, in waves that load the API server in bursts.
+ *
  * Exactly one timer is pending per loop. Keeping every timer ever armed (so that stop could
  * clear them) held ~0.7 timers per second per kubelet forever: a node host of 3,500 kubelets
  * gained ~2,500 dead timers a second, and its growing heap stalled it for seconds in
@@ -14,8 +18,11 @@ export class Loops {
 
   constructor(private readonly onError: (err: unknown) => void) {}
 
-  /** Runs `step` after `firstDelayMs`, then `periodMs` after each run ends. */
-  every(periodMs: number, step: () => Promise<void> | void, firstDelayMs: number): void {
+  /**
+   * Runs `step` after `firstDelayMs`, then after each run ends waits `periodMs` plus up to
+   * `jitterFactor` times it, drawn afresh each time.
+   */
+  every(periodMs: number, step: () => Promise<void> | void, firstDelayMs: number, jitterFactor = 0): void {
     const generation = this.generation;
     const arm = (ms: number): void => {
       const timer = setTimeout(() => {
@@ -30,7 +37,7 @@ export class Loops {
       } catch (err) {
         this.onError(err);
       }
-      if (generation === this.generation) arm(periodMs);
+      if (generation === this.generation) arm(periodMs + Math.random() * jitterFactor * periodMs);
     };
     arm(firstDelayMs);
   }

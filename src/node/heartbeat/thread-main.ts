@@ -1,0 +1,31 @@
+/** The heartbeat thread itself (see heartbeat-thread.ts): renews what it is told to, reports each renewal. */
+import { parentPort, workerData } from 'node:worker_threads';
+import { KubeConfig } from '@kubernetes/client-node';
+import { ApiClient } from '../../runtime/client.ts';
+import type { FromThread, ThreadInput, ToThread } from './heartbeat-thread.ts';
+import { LeaseRenewals } from './lease-renewals.ts';
+
+const port = parentPort;
+if (!port) throw new Error('thread-main.ts runs as the heartbeat thread, started by startHeartbeatThread');
+const input = workerData as ThreadInput;
+const kubeConfig = new KubeConfig();
+kubeConfig.loadFromString(input.kubeConfig);
+const client = new ApiClient(kubeConfig, { maxSockets: input.maxSockets, userAgent: input.userAgent });
+const leases = new LeaseRenewals(client, (renewal) => port.postMessage({ op: 'renewed', renewal } satisfies FromThread));
+
+port.on('message', (m: ToThread) => {
+  switch (m.op) {
+    case 'set':
+      leases.set(m.lease);
+      break;
+    case 'delete':
+      leases.delete(m.nodeName);
+      break;
+    case 'close':
+      void leases.close().then(() => {
+        client.close();
+        port.close();
+      });
+      break;
+  }
+});
