@@ -70,6 +70,8 @@ export function createNodeHost(o: NodeHostOptions): NodeHost {
   nodes.on('add', (n) => kubelets.get(n.metadata?.name ?? '')?.nodeChanged());
   nodes.on('update', (n) => kubelets.get(n.metadata?.name ?? '')?.nodeChanged());
 
+  // A node whose renewals fail is said once, and again when they work: not 0.1 times a second per node.
+  const failingLeases = new Set<string>();
   const leases: NodeLeases | undefined = o.heartbeatThread
     ? startHeartbeatThread({
         kubeConfig: o.heartbeatThread.kubeConfig,
@@ -78,7 +80,12 @@ export function createNodeHost(o: NodeHostOptions): NodeHost {
         logger: o.logger,
         onRenewal: (r) => {
           o.onHeartbeat?.(r);
-          if (!r.ok) o.logger.debug({ node: r.nodeName, err: r.error }, 'lease renewal failed');
+          if (!r.ok && !failingLeases.has(r.nodeName)) {
+            failingLeases.add(r.nodeName);
+            o.logger.warn({ node: r.nodeName, err: r.error }, 'node lease renewal failed; retrying each interval');
+          } else if (r.ok && failingLeases.delete(r.nodeName)) {
+            o.logger.info({ node: r.nodeName }, 'node lease renewed again');
+          }
         },
       })
     : undefined;
