@@ -160,22 +160,27 @@ describe('deployment controller on a real API server', () => {
     for (const p of first) await markReady(p);
     await until('all four available', async () => (await getDeployment('api')).status?.availableReplicas === 4);
 
-    // Every ReplicaSet write is seen, so a surge that lasts one write is counted (polling missed
-    // it under load: the new ReplicaSet's scale-up and the old one's scale-down came between two polls).
+    // Every ReplicaSet and pod write is seen, so a surge or a dip that lasts one write is counted
+    // (polling missed both under load: the scale-up and the scale-down came between two polls).
     let maxTotal = 0;
+    let minReady = Infinity;
     const watching = new AbortController();
-    const rsInformer = new InformerFactory({ client, signal: watching.signal }).informer<V1ReplicaSet>(resources.replicaSets, { namespace: NS, labelSelector: 'app=api' });
+    const factory = new InformerFactory({ client, signal: watching.signal });
+    const rsInformer = factory.informer<V1ReplicaSet>(resources.replicaSets, { namespace: NS, labelSelector: 'app=api' });
     const total = (): void => void (maxTotal = Math.max(maxTotal, rsInformer.store.list().reduce((n, rs) => n + (rs.spec?.replicas ?? 0), 0)));
     rsInformer.on('add', total);
     rsInformer.on('update', total);
-    await rsInformer.waitForSync();
+    const podInformer = factory.informer<V1Pod>(resources.pods, { namespace: NS, labelSelector: 'app=api' });
+    const ready = (): void => void (minReady = Math.min(minReady, podInformer.store.list().filter((p) => !p.metadata?.deletionTimestamp && isReady(p as V1Pod)).length));
+    podInformer.on('add', ready);
+    podInformer.on('update', ready);
+    podInformer.on('delete', ready);
+    await Promise.all([rsInformer.waitForSync(), podInformer.waitForSync()]);
 
     await setImage('api', 'example/app:2');
-    let minReady = Infinity;
-    // Step like a slow kubelet: one pod becomes ready per step, and the bounds are checked every time.
+    // Step like a slow kubelet: one pod becomes ready per step.
     await until('the rollout to finish', async () => {
       const pods = await livePods('api');
-      minReady = Math.min(minReady, pods.filter(isReady).length);
       const d = await getDeployment('api');
       const s = d.status;
       if (s?.observedGeneration === d.metadata?.generation && s?.updatedReplicas === 4 && s?.replicas === 4 && s?.availableReplicas === 4) return true;
