@@ -47,7 +47,11 @@ export interface SqliteBackendOptions {
   pollIntervalMs?: number;
   /** Rows per watch-replay read and per replayed batch (default 500). */
   replayPageSize?: number;
-  /** Revisions compacted per transaction, so a big compaction does not hold the write lock for long (default 1000). */
+  /**
+   * Revisions compacted per transaction (default 200). A batch holds this process's event loop
+   * and the write lock while it runs: compacting 155,000 Lease revisions under 500 writes a
+   * second, write p99 was 7 ms with batches of 200 against 20 ms with batches of 1,000.
+   */
   compactBatchSize?: number;
   /**
    * The share of time a compaction may take (default 0.25): after each batch it pauses three
@@ -111,7 +115,7 @@ class SqliteBackend implements Backend {
   ) {
     this.r = readStatements(reader);
     this.w = writeStatements(writer);
-    this.compactBatchSize = Math.max(1, options.compactBatchSize ?? 1000);
+    this.compactBatchSize = Math.max(1, options.compactBatchSize ?? 200);
     const duty = Math.min(1, Math.max(0.01, options.compactDutyCycle ?? 0.25));
     this.compactPauseFactor = (1 - duty) / duty;
     this.hub = new WatchHub({
