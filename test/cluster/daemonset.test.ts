@@ -6,29 +6,17 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { KubeConfig, type V1DaemonSet, type V1Node, type V1Pod, type V1Taint } from '@kubernetes/client-node';
-import pino from 'pino';
+import type { V1DaemonSet, V1Node, V1Pod, V1Taint } from '@kubernetes/client-node';
 import { createDaemonSetController } from '../../src/cluster/daemonset/controller.ts';
-import { ApiClient } from '../../src/runtime/client.ts';
-import { realClock } from '../../src/runtime/clock.ts';
-import type { ControllerContext } from '../../src/runtime/context.ts';
-import { createEventRecorder } from '../../src/runtime/events.ts';
-import { InformerFactory } from '../../src/runtime/informer-factory.ts';
+import type { ApiClient } from '../../src/runtime/client.ts';
 import { resources } from '../../src/runtime/resources.ts';
-import { startTestServer, type TestServer } from '../support/server.ts';
+import { startControllers, type RunningControllers } from '../support/controllers.ts';
+import type { TestServer } from '../support/server.ts';
+import { until } from '../support/until.ts';
 
 const NS = 'default';
 const HASH = 'controller-revision-hash';
-
-async function until<T>(what: string, probe: () => Promise<T | undefined | false>, timeoutMs = 20_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await probe();
-    if (v !== undefined && v !== false) return v;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 25));
-  }
-}
+const WAIT_MS = 20_000;
 
 function node(name: string, labels: Record<string, string>, taints?: V1Taint[]): V1Node {
   return { apiVersion: 'v1', kind: 'Node', metadata: { name, labels: { 'kubernetes.io/hostname': name, ...labels } }, spec: { taints } };
@@ -51,10 +39,9 @@ function daemonSet(name: string, spec: { nodeSelector?: Record<string, string>; 
 }
 
 describe('daemonset controller on a real API server', () => {
+  let cluster: RunningControllers;
   let ts: TestServer;
   let client: ApiClient;
-  const stop = new AbortController();
-  let running: Promise<unknown>;
 
   const now = () => new Date().toISOString().replace(/\.\d+Z$/, 'Z');
   const targetOf = (p: V1Pod): string | undefined =>
@@ -82,46 +69,30 @@ describe('daemonset controller on a real API server', () => {
   }
 
   before(async () => {
-    ts = await startTestServer();
-    const kubeConfig = new KubeConfig();
-    kubeConfig.loadFromFile(ts.server.kubeconfigPath);
-    client = new ApiClient(kubeConfig, { userAgent: 'daemonset-test' });
-    for (const n of [
-      node('n1', { role: 'worker' }),
-      node('n2', { role: 'worker' }, [{ key: 'dedicated', value: 'gpu', effect: 'NoSchedule' }]),
-      // Cordoned: DaemonSet pods tolerate that by default.
-      node('n3', { role: 'worker' }, [{ key: 'node.kubernetes.io/unschedulable', effect: 'NoSchedule' }]),
-      node('n4', { role: 'infra' }),
-      node('n5', { role: 'worker' }, [{ key: 'maintenance', effect: 'NoExecute' }]),
-    ]) {
-      await client.create(resources.nodes, n);
-    }
-    const informers = new InformerFactory({ client, signal: stop.signal });
-    const ctx: ControllerContext = {
-      client,
-      informers,
-      recorder: createEventRecorder({ kubeConfig, component: 'daemonset-controller', signal: stop.signal, retryDelayMs: 100 }),
-      logger: pino({ level: 'silent' }),
-      clock: realClock,
+    const seed = async (c: ApiClient) => {
+      for (const n of [
+        node('n1', { role: 'worker' }),
+        node('n2', { role: 'worker' }, [{ key: 'dedicated', value: 'gpu', effect: 'NoSchedule' }]),
+        // Cordoned: DaemonSet pods tolerate that by default.
+        node('n3', { role: 'worker' }, [{ key: 'node.kubernetes.io/unschedulable', effect: 'NoSchedule' }]),
+        node('n4', { role: 'infra' }),
+        node('n5', { role: 'worker' }, [{ key: 'maintenance', effect: 'NoExecute' }]),
+      ]) {
+        await c.create(resources.nodes, n);
+      }
     };
-    const controller = createDaemonSetController(ctx);
-    await informers.waitForSync();
-    running = controller.run(stop.signal);
+    cluster = await startControllers({ userAgent: 'daemonset-test', eventsAs: 'daemonset-controller', seed }, (ctx) => [createDaemonSetController(ctx)]);
+    ({ ts, client } = cluster);
   });
 
-  after(async () => {
-    stop.abort();
-    await running;
-    client.close();
-    await ts.stop();
-  });
+  after(() => cluster?.stop());
 
   it('places one pod per matching node, respecting nodeSelector and taints', async () => {
     await client.create(resources.daemonSets, daemonSet('agent', { nodeSelector: { role: 'worker' } }));
     assert.deepEqual(await until('pods on n1 and n3', async () => {
       const p = await placed('agent');
       return p.length === 2 ? p : undefined;
-    }), ['n1', 'n3']);
+    }, WAIT_MS), ['n1', 'n3']);
     const pods = await livePods('agent');
     for (const p of pods) {
       assert.match(p.metadata!.name!, /^agent-\w{5}$/);
@@ -153,7 +124,7 @@ describe('daemonset controller on a real API server', () => {
       assert.deepEqual(await until('pods on n3 and n4', async () => {
         const p = await placed('agent');
         return JSON.stringify(p) === '["n3","n4"]' ? p : undefined;
-      }), ['n3', 'n4']);
+      }, WAIT_MS), ['n3', 'n4']);
     } finally {
       await stopKubelet();
     }
@@ -163,9 +134,9 @@ describe('daemonset controller on a real API server', () => {
     const gpu = { key: 'dedicated', operator: 'Equal', value: 'gpu', effect: 'NoSchedule' } as V1Taint;
     await client.create(resources.daemonSets, daemonSet('logs', { strategy: { type: 'RollingUpdate', rollingUpdate: { maxUnavailable: 1 } } }));
     // n5's NoExecute taint is not tolerated; n2's gpu taint is not yet.
-    await until('pods on n1, n3, n4', async () => JSON.stringify(await placed('logs')) === '["n1","n3","n4"]');
+    await until('pods on n1, n3, n4', async () => JSON.stringify(await placed('logs')) === '["n1","n3","n4"]', WAIT_MS);
     for (const p of await livePods('logs')) await markReady(p);
-    await until('all available', async () => (await getDs('logs')).status?.numberAvailable === 3);
+    await until('all available', async () => (await getDs('logs')).status?.numberAvailable === 3, WAIT_MS);
     const oldHash = (await livePods('logs'))[0]!.metadata!.labels![HASH];
 
     await client.patch(resources.daemonSets, NS, 'logs', { spec: { template: { spec: { tolerations: [gpu], containers: [{ name: 'c', image: 'example/agent:2' }] } } } }, { type: 'strategic' });
@@ -180,7 +151,7 @@ describe('daemonset controller on a real API server', () => {
       const ds = await getDs('logs');
       const s = ds.status;
       return s?.observedGeneration === ds.metadata?.generation && s?.updatedNumberScheduled === 4 && s?.numberAvailable === 4 && pods.length === 4 && pods.every(isReady);
-    });
+    }, WAIT_MS);
     assert.equal(minAvailableNodes, 2, 'maxUnavailable 1: never more than one of the three nodes without a ready pod');
     const pods = await livePods('logs');
     assert.deepEqual(pods.map(targetOf).sort(), ['n1', 'n2', 'n3', 'n4']);
@@ -194,14 +165,14 @@ describe('daemonset controller on a real API server', () => {
     const [old] = await until('a pod on n3', async () => {
       const p = await livePods('proxy');
       return p.length === 1 ? p : undefined;
-    });
+    }, WAIT_MS);
     await markReady(old!);
-    await until('available', async () => (await getDs('proxy')).status?.numberAvailable === 1);
+    await until('available', async () => (await getDs('proxy')).status?.numberAvailable === 1, WAIT_MS);
     await client.patch(resources.daemonSets, NS, 'proxy', { spec: { template: { spec: { containers: [{ name: 'c', image: 'example/agent:2' }] } } } }, { type: 'strategic' });
     const surged = await until('a second pod on n3', async () => {
       const p = await livePods('proxy');
       return p.length === 2 ? p : undefined;
-    });
+    }, WAIT_MS);
     assert.deepEqual(surged.map(targetOf), ['n3', 'n3']);
     const fresh = surged.find((p) => p.metadata?.name !== old!.metadata?.name)!;
     assert.equal(isReady(fresh), false);
@@ -210,7 +181,7 @@ describe('daemonset controller on a real API server', () => {
     const [left] = await until('only the new pod', async () => {
       const p = await livePods('proxy');
       return p.length === 1 ? p : undefined;
-    });
+    }, WAIT_MS);
     assert.equal(left!.metadata?.name, fresh.metadata?.name);
   });
 
@@ -219,18 +190,18 @@ describe('daemonset controller on a real API server', () => {
     const [old] = await until('a pod on n4', async () => {
       const p = await livePods('manual');
       return p.length === 1 ? p : undefined;
-    });
+    }, WAIT_MS);
     await client.patch(resources.daemonSets, NS, 'manual', { spec: { template: { spec: { containers: [{ name: 'c', image: 'example/agent:2' }] } } } }, { type: 'strategic' });
     await until('the new generation to be observed', async () => {
       const ds = await getDs('manual');
       return ds.status?.observedGeneration === ds.metadata?.generation && ds.status?.updatedNumberScheduled === 0;
-    });
+    }, WAIT_MS);
     assert.equal((await livePods('manual'))[0]?.metadata?.name, old!.metadata?.name);
     await client.delete(resources.pods, NS, old!.metadata!.name!);
     const [replacement] = await until('a replacement', async () => {
       const p = await livePods('manual');
       return p.length === 1 && p[0]!.metadata?.name !== old!.metadata?.name ? p : undefined;
-    });
+    }, WAIT_MS);
     assert.equal(replacement!.spec?.containers[0]?.image, 'example/agent:2');
     assert.notEqual(replacement!.metadata?.labels?.[HASH], old!.metadata?.labels?.[HASH]);
   });

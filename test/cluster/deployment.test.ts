@@ -6,30 +6,19 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { KubeConfig, type CoreV1Event, type V1Deployment, type V1Pod, type V1ReplicaSet } from '@kubernetes/client-node';
-import pino from 'pino';
+import type { CoreV1Event, V1Deployment, V1Pod, V1ReplicaSet } from '@kubernetes/client-node';
 import { createDeploymentController } from '../../src/cluster/deployment/controller.ts';
 import { createReplicaSetController } from '../../src/cluster/replicaset/controller.ts';
-import { ApiClient } from '../../src/runtime/client.ts';
-import { realClock } from '../../src/runtime/clock.ts';
-import type { ControllerContext } from '../../src/runtime/context.ts';
-import { createEventRecorder } from '../../src/runtime/events.ts';
+import type { ApiClient } from '../../src/runtime/client.ts';
 import { InformerFactory } from '../../src/runtime/informer-factory.ts';
 import { resources } from '../../src/runtime/resources.ts';
-import { startTestServer, type TestServer } from '../support/server.ts';
+import { startControllers, type RunningControllers } from '../support/controllers.ts';
+import type { TestServer } from '../support/server.ts';
+import { until } from '../support/until.ts';
 
 const NS = 'default';
 const REVISION = 'deployment.kubernetes.io/revision';
-
-async function until<T>(what: string, probe: () => Promise<T | undefined | false>, timeoutMs = 20_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await probe();
-    if (v !== undefined && v !== false) return v;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 25));
-  }
-}
+const WAIT_MS = 20_000;
 
 interface DeploymentShape {
   replicas: number;
@@ -57,10 +46,9 @@ function deployment(name: string, shape: DeploymentShape): V1Deployment {
 }
 
 describe('deployment controller on a real API server', () => {
+  let cluster: RunningControllers;
   let ts: TestServer;
   let client: ApiClient;
-  const stop = new AbortController();
-  let running: Promise<unknown>;
 
   const now = () => new Date().toISOString().replace(/\.\d+Z$/, 'Z');
   const livePods = async (app: string): Promise<V1Pod[]> =>
@@ -90,36 +78,18 @@ describe('deployment controller on a real API server', () => {
   }
 
   before(async () => {
-    ts = await startTestServer();
-    const kubeConfig = new KubeConfig();
-    kubeConfig.loadFromFile(ts.server.kubeconfigPath);
-    client = new ApiClient(kubeConfig, { userAgent: 'deployment-test' });
-    const informers = new InformerFactory({ client, signal: stop.signal });
-    const ctx: ControllerContext = {
-      client,
-      informers,
-      recorder: createEventRecorder({ kubeConfig, component: 'deployment-controller', signal: stop.signal, retryDelayMs: 100 }),
-      logger: pino({ level: 'silent' }),
-      clock: realClock,
-    };
-    const controllers = [createReplicaSetController(ctx), createDeploymentController(ctx)];
-    await informers.waitForSync();
-    running = Promise.all(controllers.map((c) => c.run(stop.signal)));
+    cluster = await startControllers({ userAgent: 'deployment-test', eventsAs: 'deployment-controller' }, (ctx) => [createReplicaSetController(ctx), createDeploymentController(ctx)]);
+    ({ ts, client } = cluster);
   });
 
-  after(async () => {
-    stop.abort();
-    await running;
-    client.close();
-    await ts.stop();
-  });
+  after(() => cluster?.stop());
 
   it('brings a Deployment of 3 to 3 ready pods, and kubectl rollout status says it rolled out', async () => {
     await client.create(resources.deployments, deployment('web', { replicas: 3 }));
     const [rs] = await until('a ReplicaSet', async () => {
       const r = await replicaSetsOf('web');
       return r.length === 1 ? r : undefined;
-    });
+    }, WAIT_MS);
     const hash = rs!.metadata!.labels!['pod-template-hash']!;
     assert.match(hash, /^[bcdfghjklmnpqrstvwxz2456789]+$/);
     assert.equal(rs!.metadata!.name, `web-${hash}`);
@@ -128,7 +98,7 @@ describe('deployment controller on a real API server', () => {
     const pods = await until('three pods', async () => {
       const p = await livePods('web');
       return p.length === 3 ? p : undefined;
-    });
+    }, WAIT_MS);
     assert.ok(pods.every((p) => p.metadata?.labels?.['pod-template-hash'] === hash));
 
     const stopKubelet = kubelet('web');
@@ -156,9 +126,9 @@ describe('deployment controller on a real API server', () => {
     const first = await until('four pods', async () => {
       const p = await livePods('api');
       return p.length === 4 ? p : undefined;
-    });
+    }, WAIT_MS);
     for (const p of first) await markReady(p);
-    await until('all four available', async () => (await getDeployment('api')).status?.availableReplicas === 4);
+    await until('all four available', async () => (await getDeployment('api')).status?.availableReplicas === 4, WAIT_MS);
 
     // Every ReplicaSet and pod write is seen, so a surge or a dip that lasts one write is counted
     // (polling missed both under load: the scale-up and the scale-down came between two polls).
@@ -187,7 +157,7 @@ describe('deployment controller on a real API server', () => {
       const waiting = pods.find((p) => !isReady(p));
       if (waiting) await markReady(waiting);
       return false;
-    });
+    }, WAIT_MS);
     watching.abort();
     // The rollout used its whole budget and never more: 4 + maxSurge 1 replicas, 4 - maxUnavailable 1 ready.
     assert.equal(maxTotal, 5, `replicas across ReplicaSets peaked at ${maxTotal}`);
@@ -203,7 +173,7 @@ describe('deployment controller on a real API server', () => {
     await until('the scale-down-to-0 event', async () => {
       scaling = await eventsOf('api', 'ScalingReplicaSet');
       return scaling.some((m) => m.startsWith(`Scaled down replica set ${byRevision.get('1')!.metadata!.name} to 0 from `));
-    }).catch(() => assert.fail(scaling.join('\n')));
+    }, WAIT_MS).catch(() => assert.fail(scaling.join('\n')));
     assert.ok(scaling.includes(`Scaled up replica set ${byRevision.get('2')!.metadata!.name} from 0 to 1`), scaling.join('\n'));
   });
 
@@ -212,15 +182,15 @@ describe('deployment controller on a real API server', () => {
     try {
       await client.create(resources.deployments, deployment('hist', { replicas: 1, revisionHistoryLimit: 2, annotations: { 'kubernetes.io/change-cause': 'first' } }));
       for (const [n, cause] of [[2, 'second'], [3, 'third'], [4, 'fourth']] as const) {
-        await until(`revision ${n - 1} to roll out`, async () => (await ts.kubectl(['rollout', 'status', 'deployment/hist', '-n', NS, '--timeout=1s'])).code === 0);
+        await until(`revision ${n - 1} to roll out`, async () => (await ts.kubectl(['rollout', 'status', 'deployment/hist', '-n', NS, '--timeout=1s'])).code === 0, WAIT_MS);
         await client.patch(resources.deployments, NS, 'hist', { metadata: { annotations: { 'kubernetes.io/change-cause': cause } }, spec: { template: { spec: { containers: [{ name: 'c', image: `example/app:${n}` }] } } } }, { type: 'strategic' });
       }
-      await until('revision 4 to roll out', async () => (await ts.kubectl(['rollout', 'status', 'deployment/hist', '-n', NS, '--timeout=1s'])).code === 0);
+      await until('revision 4 to roll out', async () => (await ts.kubectl(['rollout', 'status', 'deployment/hist', '-n', NS, '--timeout=1s'])).code === 0, WAIT_MS);
       // revisionHistoryLimit 2: the current ReplicaSet plus the two newest old ones.
       const revisions = await until('old revisions to be cleaned up', async () => {
         const r = (await replicaSetsOf('hist')).map((rs) => rs.metadata?.annotations?.[REVISION]).sort();
         return r.length === 3 ? r : undefined;
-      });
+      }, WAIT_MS);
       assert.deepEqual(revisions, ['2', '3', '4']);
       const history = await ts.kubectl(['rollout', 'history', 'deployment/hist', '-n', NS]);
       assert.equal(history.code, 0, history.stderr);
@@ -233,7 +203,7 @@ describe('deployment controller on a real API server', () => {
       await until('the rollback to finish', async () => {
         const d = await getDeployment('hist');
         return d.metadata?.annotations?.[REVISION] === '5' && (await ts.kubectl(['rollout', 'status', 'deployment/hist', '-n', NS, '--timeout=1s'])).code === 0;
-      });
+      }, WAIT_MS);
       const rss = await replicaSetsOf('hist');
       const current = rss.find((rs) => rs.metadata?.annotations?.[REVISION] === '5');
       assert.equal(current?.spec?.template?.spec?.containers[0]?.image, 'example/app:2');
@@ -250,9 +220,9 @@ describe('deployment controller on a real API server', () => {
     const first = await until('ten pods', async () => {
       const p = await livePods('prop');
       return p.length === 10 ? p : undefined;
-    });
+    }, WAIT_MS);
     for (const p of first) await markReady(p);
-    await until('ten available', async () => (await getDeployment('prop')).status?.availableReplicas === 10);
+    await until('ten available', async () => (await getDeployment('prop')).status?.availableReplicas === 10, WAIT_MS);
     // New pods never become ready, so the rollout stalls at old 8 + new 5 (13 = 10 + maxSurge 3; 8 = 10 - maxUnavailable 2).
     await setImage('prop', 'example/app:2');
     const sizes = async () => {
@@ -260,11 +230,11 @@ describe('deployment controller on a real API server', () => {
       const rev = (r: string) => rss.find((rs) => rs.metadata?.annotations?.[REVISION] === r)?.spec?.replicas;
       return [rev('1'), rev('2')];
     };
-    await until('the rollout to stall at 8 + 5', async () => JSON.stringify(await sizes()) === '[8,5]');
+    await until('the rollout to stall at 8 + 5', async () => JSON.stringify(await sizes()) === '[8,5]', WAIT_MS);
 
     await client.patch(resources.deployments, NS, 'prop', { spec: { replicas: 20 } });
     // 23 allowed (20 + 3): old 8 → round(8 × 23 / 13) = 14, new 5 → round(5 × 23 / 13) = 9.
-    await until('proportional sizes', async () => JSON.stringify(await sizes()) === '[14,9]');
+    await until('proportional sizes', async () => JSON.stringify(await sizes()) === '[14,9]', WAIT_MS);
     const rss = await replicaSetsOf('prop');
     for (const rs of rss) assert.equal(rs.metadata?.annotations?.['deployment.kubernetes.io/desired-replicas'], '20');
   });
@@ -274,7 +244,7 @@ describe('deployment controller on a real API server', () => {
     for (const p of await until('two pods', async () => {
       const x = await livePods('batch');
       return x.length === 2 ? x : undefined;
-    }))
+    }, WAIT_MS))
       await markReady(p);
     await setImage('batch', 'example/app:2');
     let mixed = false;
@@ -283,12 +253,12 @@ describe('deployment controller on a real API server', () => {
       const images = new Set(pods.map((p) => p.spec?.containers[0]?.image));
       if (images.size > 1) mixed = true;
       return pods.length === 2 && images.size === 1 && images.has('example/app:2');
-    });
+    }, WAIT_MS);
     assert.equal(mixed, false, 'old and new pods ran at the same time');
     const scaling = await until('three scaling events', async () => {
       const e = await eventsOf('batch', 'ScalingReplicaSet');
       return e.length === 3 ? e : undefined;
-    });
+    }, WAIT_MS);
     const [oldRS, newRS] = await Promise.all(['1', '2'].map(async (r) => (await replicaSetsOf('batch')).find((rs) => rs.metadata?.annotations?.[REVISION] === r)!.metadata!.name));
     assert.deepEqual(scaling.sort(), [`Scaled down replica set ${oldRS} to 0 from 2`, `Scaled up replica set ${newRS} from 0 to 2`, `Scaled up replica set ${oldRS} from 0 to 2`].sort());
   });
@@ -298,6 +268,7 @@ describe('deployment controller on a real API server', () => {
     const cond = await until(
       'the deadline to pass',
       async () => (await getDeployment('stuck')).status?.conditions?.find((c) => c.type === 'Progressing' && c.reason === 'ProgressDeadlineExceeded'),
+      WAIT_MS,
     );
     assert.equal(cond.status, 'False');
     assert.match(cond.message ?? '', /^ReplicaSet "stuck-\w+" has timed out progressing\.$/);
@@ -308,18 +279,18 @@ describe('deployment controller on a real API server', () => {
 
   it('does not roll out while paused, and says so in Progressing', async () => {
     await client.create(resources.deployments, deployment('held', { replicas: 1 }));
-    await until('a pod', async () => (await livePods('held')).length === 1);
+    await until('a pod', async () => (await livePods('held')).length === 1, WAIT_MS);
     await client.patch(resources.deployments, NS, 'held', { spec: { paused: true } });
     await setImage('held', 'example/app:2');
-    const cond = await until('the paused condition', async () => (await getDeployment('held')).status?.conditions?.find((c) => c.type === 'Progressing' && c.reason === 'DeploymentPaused'));
+    const cond = await until('the paused condition', async () => (await getDeployment('held')).status?.conditions?.find((c) => c.type === 'Progressing' && c.reason === 'DeploymentPaused'), WAIT_MS);
     assert.equal(cond.status, 'Unknown');
     await until('observedGeneration to catch up', async () => {
       const d = await getDeployment('held');
       return d.status?.observedGeneration === d.metadata?.generation;
-    });
+    }, WAIT_MS);
     assert.equal((await replicaSetsOf('held')).length, 1);
 
     await client.patch(resources.deployments, NS, 'held', { spec: { paused: false } });
-    await until('a second ReplicaSet', async () => (await replicaSetsOf('held')).length === 2);
+    await until('a second ReplicaSet', async () => (await replicaSetsOf('held')).length === 2, WAIT_MS);
   });
 });

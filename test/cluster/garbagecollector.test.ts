@@ -13,12 +13,10 @@ import { KubeConfig, type V1ConfigMap } from '@kubernetes/client-node';
 import { ApiClient } from '../../src/runtime/client.ts';
 import { resources, type ResourceRef } from '../../src/runtime/resources.ts';
 import { startTestServer, type TestServer } from '../support/server.ts';
-import { pollUntil } from '../e2e/support.ts';
+import { until, type UntilOptions } from '../support/until.ts';
 
 const NS = 'default';
-
-/** Polls until `probe` returns something, as the other tests here poll the API. */
-const until = <T>(what: string, probe: () => Promise<T | undefined | false>, timeoutMs = 20_000): Promise<T> => pollUntil(what, probe, { timeoutMs, intervalMs: 50 });
+const POLL: UntilOptions = { timeoutMs: 20_000, everyMs: 50, retryErrors: true };
 
 const owner = (kind: string, name: string, uid: string, apiVersion = 'v1') => ({ apiVersion, kind, name, uid });
 
@@ -51,14 +49,14 @@ describe('garbage collector on a real API server', () => {
   });
 
   it('deletes what was left owned by an owner that is gone, found at start', async () => {
-    await until('dangling configmap collected', async () => !(await exists(resources.configMaps, 'dangling')));
+    await until('dangling configmap collected', async () => !(await exists(resources.configMaps, 'dangling')), POLL);
   });
 
   it('keeps an object with a live owner and drops its reference to the dead one', async () => {
     const cmNow = await until('reference to the gone owner dropped', async () => {
       const c = await client.get<V1ConfigMap>(resources.configMaps, NS, 'half-owned');
       return c.metadata?.ownerReferences?.length === 1 ? c : undefined;
-    });
+    }, POLL);
     assert.equal(cmNow.metadata?.ownerReferences?.[0]?.name, 'live-owner');
   });
 
@@ -68,7 +66,7 @@ describe('garbage collector on a real API server', () => {
     await client.delete(resources.configMaps, NS, 'namesake');
     await client.create(resources.configMaps, cm('namesake'));
     await client.create(resources.configMaps, cm('namesake-child', [owner('ConfigMap', 'namesake', uid)]));
-    await until('child of the old namesake collected', async () => !(await exists(resources.configMaps, 'namesake-child')));
+    await until('child of the old namesake collected', async () => !(await exists(resources.configMaps, 'namesake-child')), POLL);
     assert.ok(await exists(resources.configMaps, 'namesake'), 'the new namesake stays');
   });
 
@@ -86,13 +84,13 @@ describe('garbage collector on a real API server', () => {
       },
     } as never);
     const gadgets: ResourceRef = { group: 'gc.example.com', version: 'v1', resource: 'gadgets', kind: 'Gadget', namespaced: true };
-    const g = await until('gadget created', () => client.create<{ metadata?: { uid?: string } }>(gadgets, { apiVersion: 'gc.example.com/v1', kind: 'Gadget', metadata: { name: 'g1', namespace: NS } } as never).catch(() => undefined));
+    const g = await until('gadget created', () => client.create<{ metadata?: { uid?: string } }>(gadgets, { apiVersion: 'gc.example.com/v1', kind: 'Gadget', metadata: { name: 'g1', namespace: NS } } as never).catch(() => undefined), POLL);
     await client.create(resources.configMaps, cm('gadget-part', [owner('Gadget', 'g1', g.metadata!.uid!, 'gc.example.com/v1')]));
     // The collector must first know the Gadget is alive (rediscovery every 2 s in tests): it must not collect meanwhile.
     await new Promise((r) => setTimeout(r, 3000));
     assert.ok(await exists(resources.configMaps, 'gadget-part'), 'a configmap owned by a live custom resource stays');
     await client.delete(gadgets, NS, 'g1');
-    await until('configmap owned by the deleted gadget collected', async () => !(await exists(resources.configMaps, 'gadget-part')));
+    await until('configmap owned by the deleted gadget collected', async () => !(await exists(resources.configMaps, 'gadget-part')), POLL);
   });
 
   it('a cluster-scoped owner (a Namespace object) collects namespaced dependents in other namespaces', async () => {
@@ -101,6 +99,6 @@ describe('garbage collector on a real API server', () => {
     await new Promise((r) => setTimeout(r, 500));
     assert.ok(await exists(resources.configMaps, 'ns-owned'));
     await client.delete(resources.namespaces, undefined, 'gc-owner');
-    await until('configmap owned by the deleted namespace collected', async () => !(await exists(resources.configMaps, 'ns-owned')));
+    await until('configmap owned by the deleted namespace collected', async () => !(await exists(resources.configMaps, 'ns-owned')), POLL);
   });
 });

@@ -5,28 +5,14 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { KubeConfig, type CoreV1Event, type V1Pod, type V1ReplicaSet } from '@kubernetes/client-node';
-import pino from 'pino';
+import type { CoreV1Event, V1Pod, V1ReplicaSet } from '@kubernetes/client-node';
 import { createReplicaSetController } from '../../src/cluster/replicaset/controller.ts';
-import { ApiClient } from '../../src/runtime/client.ts';
-import { realClock } from '../../src/runtime/clock.ts';
-import type { ControllerContext } from '../../src/runtime/context.ts';
-import { createEventRecorder } from '../../src/runtime/events.ts';
-import { InformerFactory } from '../../src/runtime/informer-factory.ts';
+import type { ApiClient } from '../../src/runtime/client.ts';
 import { resources } from '../../src/runtime/resources.ts';
-import { startTestServer, type TestServer } from '../support/server.ts';
+import { startControllers, type RunningControllers } from '../support/controllers.ts';
+import { until } from '../support/until.ts';
 
 const NS = 'default';
-
-async function until<T>(what: string, probe: () => Promise<T | undefined | false>, timeoutMs = 15_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await probe();
-    if (v !== undefined && v !== false) return v;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 25));
-  }
-}
 
 function replicaSet(name: string, replicas: number, labels: Record<string, string>, extra: { finalizers?: string[] } = {}): V1ReplicaSet {
   return {
@@ -42,10 +28,8 @@ function replicaSet(name: string, replicas: number, labels: Record<string, strin
 }
 
 describe('replicaset controller on a real API server', () => {
-  let ts: TestServer;
+  let cluster: RunningControllers;
   let client: ApiClient;
-  const stop = new AbortController();
-  let running: Promise<unknown>;
 
   const podsOf = async (app: string): Promise<V1Pod[]> => (await client.list<V1Pod>(resources.pods, NS, { labelSelector: `app=${app}` })).items;
   const rsStatus = async (name: string) => (await client.get<V1ReplicaSet>(resources.replicaSets, NS, name)).status;
@@ -55,29 +39,11 @@ describe('replicaset controller on a real API server', () => {
     client.patch(resources.pods, NS, pod.metadata!.name!, { status: { phase: 'Running', conditions: [{ type: 'Ready', status: 'True', lastTransitionTime: new Date().toISOString().replace(/\.\d+Z$/, 'Z') }] } }, { subresource: 'status' });
 
   before(async () => {
-    ts = await startTestServer();
-    const kubeConfig = new KubeConfig();
-    kubeConfig.loadFromFile(ts.server.kubeconfigPath);
-    client = new ApiClient(kubeConfig, { userAgent: 'replicaset-test' });
-    const informers = new InformerFactory({ client, signal: stop.signal });
-    const ctx: ControllerContext = {
-      client,
-      informers,
-      recorder: createEventRecorder({ kubeConfig, component: 'replicaset-controller', signal: stop.signal, retryDelayMs: 100 }),
-      logger: pino({ level: 'silent' }),
-      clock: realClock,
-    };
-    const controller = createReplicaSetController(ctx);
-    await informers.waitForSync();
-    running = controller.run(stop.signal);
+    cluster = await startControllers({ userAgent: 'replicaset-test', eventsAs: 'replicaset-controller' }, (ctx) => [createReplicaSetController(ctx)]);
+    ({ client } = cluster);
   });
 
-  after(async () => {
-    stop.abort();
-    await running;
-    client.close();
-    await ts.stop();
-  });
+  after(() => cluster?.stop());
 
   it('creates pods named after the ReplicaSet and reports them in its status', async () => {
     const rs = await client.create(resources.replicaSets, replicaSet('web', 3, { app: 'web' }));

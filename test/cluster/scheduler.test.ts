@@ -6,29 +6,15 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { KubeConfig, type CoreV1Event, type V1Node, type V1Pod, type V1PodSpec, type V1Taint } from '@kubernetes/client-node';
-import pino from 'pino';
+import type { CoreV1Event, V1Node, V1Pod, V1PodSpec, V1Taint } from '@kubernetes/client-node';
 import { createScheduler } from '../../src/cluster/scheduler/scheduler.ts';
-import { ApiClient } from '../../src/runtime/client.ts';
-import { realClock } from '../../src/runtime/clock.ts';
-import type { ControllerContext } from '../../src/runtime/context.ts';
-import { createEventRecorder } from '../../src/runtime/events.ts';
-import { InformerFactory } from '../../src/runtime/informer-factory.ts';
+import type { ApiClient } from '../../src/runtime/client.ts';
 import { resources } from '../../src/runtime/resources.ts';
-import { startTestServer, type TestServer } from '../support/server.ts';
+import { startControllers, type RunningControllers } from '../support/controllers.ts';
+import { until } from '../support/until.ts';
 
 const NS = 'default';
 const GPU_TOLERATION = { key: 'dedicated', operator: 'Equal', value: 'gpu', effect: 'NoSchedule' };
-
-async function until<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 15_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await probe();
-    if (v !== undefined) return v;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 25));
-  }
-}
 
 function node(name: string, extra: { labels?: Record<string, string>; taints?: V1Taint[]; unschedulable?: boolean } = {}): V1Node {
   return {
@@ -54,10 +40,8 @@ function pod(name: string, spec: Partial<V1PodSpec> = {}, labels: Record<string,
 }
 
 describe('scheduler on a real API server', () => {
-  let ts: TestServer;
+  let cluster: RunningControllers;
   let client: ApiClient;
-  const stop = new AbortController();
-  let running: Promise<unknown>;
 
   const nodeOf = async (name: string): Promise<string | undefined> => (await client.get<V1Pod>(resources.pods, NS, name)).spec?.nodeName || undefined;
   const failedScheduling = async (name: string): Promise<string | undefined> => {
@@ -66,37 +50,21 @@ describe('scheduler on a real API server', () => {
   };
 
   before(async () => {
-    ts = await startTestServer();
-    const kubeConfig = new KubeConfig();
-    kubeConfig.loadFromFile(ts.server.kubeconfigPath);
-    client = new ApiClient(kubeConfig, { userAgent: 'scheduler-test' });
-    for (const n of [
-      node('n1', { labels: { disk: 'ssd' }, unschedulable: true }),
-      node('n2', { taints: [{ key: 'dedicated', value: 'gpu', effect: 'NoSchedule' }] }),
-      node('n3'),
-      node('n4'),
-    ]) {
-      await client.create(resources.nodes, n);
-    }
-    const informers = new InformerFactory({ client, signal: stop.signal });
-    const ctx: ControllerContext = {
-      client,
-      informers,
-      recorder: createEventRecorder({ kubeConfig, component: 'default-scheduler', signal: stop.signal, retryDelayMs: 100 }),
-      logger: pino({ level: 'silent' }),
-      clock: realClock,
+    const seed = async (c: ApiClient) => {
+      for (const n of [
+        node('n1', { labels: { disk: 'ssd' }, unschedulable: true }),
+        node('n2', { taints: [{ key: 'dedicated', value: 'gpu', effect: 'NoSchedule' }] }),
+        node('n3'),
+        node('n4'),
+      ]) {
+        await c.create(resources.nodes, n);
+      }
     };
-    const { controllers } = createScheduler(ctx, { backoff: { initialMs: 200, maxMs: 1000 } });
-    await informers.waitForSync();
-    running = Promise.all(controllers.map((c) => c.run(stop.signal)));
+    cluster = await startControllers({ userAgent: 'scheduler-test', eventsAs: 'default-scheduler', seed }, (ctx) => createScheduler(ctx, { backoff: { initialMs: 200, maxMs: 1000 } }).controllers);
+    ({ client } = cluster);
   });
 
-  after(async () => {
-    stop.abort();
-    await running;
-    client.close();
-    await ts.stop();
-  });
+  after(() => cluster?.stop());
 
   it('reports a pod that fits nowhere in kube-scheduler\'s words, then binds it when a node opens', async () => {
     // n1 alone has the label and is cordoned; n2's taint is tolerated, so it fails on the selector.

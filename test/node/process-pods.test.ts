@@ -47,8 +47,7 @@ describe('kubelet: process pods', () => {
         if (cs?.state?.waiting?.reason === 'CrashLoopBackOff' && m && backoffs.at(-1) !== Number(m[1])) backoffs.push(Number(m[1]));
         return restarts >= 3 && backoffs.length >= 3 && cs;
       },
-      15_000,
-      15,
+      { timeoutMs: 15_000, everyMs: 15 },
     );
     // Each back-off doubles the last (300 ms initial in these tests), up to the maximum.
     for (let i = 1; i < backoffs.length; i++) assert.ok(backoffs[i]! > backoffs[i - 1]!, `back-offs grow: ${backoffs.join(', ')}`);

@@ -22,6 +22,10 @@ import { createEventRecorder } from '../../src/runtime/events.ts';
 import { InformerFactory } from '../../src/runtime/informer-factory.ts';
 import { resources } from '../../src/runtime/resources.ts';
 import { startTestServer, type TestServer } from '../support/server.ts';
+import { until } from '../support/until.ts';
+
+// Node tests import everything they need from here.
+export { until };
 
 export const APP_IMAGE = 'example.test/node-app:1';
 const appEntrypoint = fileURLToPath(new URL('./fixtures/node-app.mjs', import.meta.url));
@@ -67,16 +71,6 @@ export interface NodeOptions {
   readonly prepare?: (nodeDir: string) => void;
   /** Server to share with another node; started here otherwise. */
   readonly server?: TestServer;
-}
-
-export async function until<T>(what: string, probe: () => Promise<T | undefined | false> | T | undefined | false, timeoutMs = 15_000, everyMs = 25): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await probe();
-    if (v !== undefined && v !== false) return v;
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, everyMs));
-  }
 }
 
 export async function startNode(o: NodeOptions): Promise<NodeUnderTest> {
