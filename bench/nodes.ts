@@ -5,17 +5,17 @@
  * `shipyard up` runs them; this process hosts the kubelets (inline, one node host, simulated
  * runtime), whose Leases are renewed every 10 s on the host's heartbeat thread with connections
  * of its own, as `shipyard up` renews them (kube's kubelet renews from a goroutine of its own,
- * through a heartbeat client of its own). Each stage adds nodes, waits until all are Ready, gives every node 30 simulated
- * pods (30 DaemonSets), lets the control plane settle, then measures a steady window: the
- * latency of the Lease renewals sent in it as the kubelets see it, and the control plane's CPU
- * seconds and peak RSS from /proc. The same renewals are also read as the API server timed
- * them (its request-latency histogram), which is where Kubernetes measures its latency SLO;
- * the kubelets' own view, timed on the heartbeat thread, is what is judged: it counts waits for
- * a connection and for this machine's CPU, not the pauses of the thread running the kubelets'
- * pods, which are reported beside it (host event-loop delay and GC).
- * Stages grow until heartbeat p99 reaches 1 s (or a renewal
- * fails), the control plane passes 4 GiB, or the largest stage is done; the figure judged is
- * the largest node count that held, against the 5,000-node target, with its RSS against 4 GiB.
+ * through a heartbeat client of its own). Each stage adds nodes, waits until all are Ready,
+ * gives every node 30 simulated pods (30 DaemonSets), lets the control plane settle, then
+ * measures a steady window: the latency of the Lease renewals sent in it as the kubelets see
+ * it, and the control plane's CPU seconds and peak RSS from /proc. The same renewals are also
+ * read as the API server timed them (its request-latency histogram), which is where Kubernetes
+ * measures its latency SLO; the kubelets' own view, timed on the heartbeat thread, is what is
+ * judged: it counts waits for a connection and for this machine's CPU, not the pauses of the
+ * thread running the kubelets' pods, which are reported beside it (host event-loop delay and
+ * GC). Stages grow until heartbeat p99 reaches 1 s (or a renewal fails), the control plane
+ * passes 4 GiB, or the largest stage is done; the figure judged is the largest node count that
+ * held, against the 5,000-node target, with its RSS against 4 GiB.
  *
  * Settings: SHIPYARD_BENCH_NODES (stages, default 1000,2000,3500,5000), SHIPYARD_BENCH_STEADY_MS
  * (steady window, default 60 s), SHIPYARD_BENCH_SETTLE_MS (pause between the last pod Running
