@@ -78,6 +78,7 @@ export function createNodeHost(o: NodeHostOptions): NodeHost {
         maxSockets: o.heartbeatThread.maxSockets,
         userAgent: 'kubelet-heartbeats',
         logger: o.logger,
+        reportAll: o.onHeartbeat !== undefined,
         onRenewal: (r) => {
           o.onHeartbeat?.(r);
           if (!r.ok && !failingLeases.has(r.nodeName)) {

@@ -77,9 +77,24 @@ describe('node lease renewals', () => {
     assert.ok(renewals.every((r) => !r.ok && /Not_A_Valid_Name/.test(r.error ?? '')), JSON.stringify(renewals[0]));
   });
 
+  it('on the heartbeat thread without reportAll: report failures only, not each healthy renewal', async () => {
+    const renewals: Renewal[] = [];
+    const thread = startHeartbeatThread({ kubeConfig, logger: pino({ level: 'silent' }), onRenewal: (r) => renewals.push(r) });
+    try {
+      thread.set({ nodeName: 'hb-quiet', durationSeconds: 40, renewMs: 50 });
+      thread.set({ nodeName: 'Not_A_Valid_Name', durationSeconds: 40, renewMs: 50 });
+      const first = await until('hb-quiet Lease from the thread', () => lease('hb-quiet'), 30_000);
+      await until('hb-quiet renewed again', async () => renewTime(await lease('hb-quiet')) > renewTime(first));
+      await until('two failures reported', () => renewals.length >= 2);
+    } finally {
+      await thread.close();
+    }
+    assert.ok(renewals.every((r) => !r.ok && r.nodeName === 'Not_A_Valid_Name'), JSON.stringify(renewals.map((r) => [r.nodeName, r.ok])));
+  });
+
   it('on the heartbeat thread: renew, stop on delete, come back after the thread dies, and end on close', async () => {
     const renewals: Renewal[] = [];
-    const thread = startHeartbeatThread({ kubeConfig, logger: pino({ level: 'silent' }), restartDelayMs: 50, onRenewal: (r) => renewals.push(r) });
+    const thread = startHeartbeatThread({ kubeConfig, logger: pino({ level: 'silent' }), restartDelayMs: 50, reportAll: true, onRenewal: (r) => renewals.push(r) });
     try {
       thread.set({ nodeName: 'hb-a', nodeUid: 'uid-hb-a', durationSeconds: 40, renewMs: 50 });
       thread.set({ nodeName: 'hb-b', durationSeconds: 40, renewMs: 50 });

@@ -9,7 +9,7 @@ import { Loops } from '../kubelet/loops.ts';
 import { renewNodeLease, type NodeLease } from './node-lease.ts';
 
 /** As kube's node lease controller: each renewal waits its interval plus up to 4% more. */
-export const LEASE_RENEW_JITTER = 0.04;
+const LEASE_RENEW_JITTER = 0.04;
 
 /** A renewal's outcome: when it started, how long it took as the kubelet saw it, and the error if it failed. */
 export interface Renewal {

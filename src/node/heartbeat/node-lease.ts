@@ -16,7 +16,7 @@ export interface NodeLease {
 }
 
 const LEASE = { group: 'coordination.k8s.io', version: 'v1', resource: 'leases', kind: 'Lease', namespaced: true } as const;
-export const NODE_LEASE_NAMESPACE = 'kube-node-lease';
+const NODE_LEASE_NAMESPACE = 'kube-node-lease';
 
 /** MicroTime, as the Lease API has it: RFC 3339 with microseconds. */
 function microTime(d = new Date()): string {

@@ -11,7 +11,13 @@ const input = workerData as ThreadInput;
 const kubeConfig = new KubeConfig();
 kubeConfig.loadFromString(input.kubeConfig);
 const client = new ApiClient(kubeConfig, { maxSockets: input.maxSockets, userAgent: input.userAgent });
-const leases = new LeaseRenewals(client, (renewal) => port.postMessage({ op: 'renewed', renewal } satisfies FromThread));
+/** Nodes whose last renewal failed: their next success is reported too. */
+const failing = new Set<string>();
+const leases = new LeaseRenewals(client, (renewal) => {
+  const recovered = renewal.ok && failing.delete(renewal.nodeName);
+  if (!renewal.ok) failing.add(renewal.nodeName);
+  if (input.reportAll || !renewal.ok || recovered) port.postMessage({ op: 'renewed', renewal } satisfies FromThread);
+});
 
 port.on('message', (m: ToThread) => {
   switch (m.op) {
@@ -20,6 +26,7 @@ port.on('message', (m: ToThread) => {
       break;
     case 'delete':
       leases.delete(m.nodeName);
+      failing.delete(m.nodeName);
       break;
     case 'close':
       void leases.close().then(() => {

@@ -133,7 +133,7 @@ export class Kubelet {
     this.t = { ...defaultTimings, ...(o.timings ?? {}) };
     this.identity = { ...o, taints: o.taints ?? [], kubeletPort: o.kubeletPort ?? 10250 };
     this.ipam = new PodIpAllocator(o.nodeDir);
-    this.leases = o.leases ?? new LeaseRenewals(o.heartbeatClient ?? o.client, o.onHeartbeat);
+    this.leases = o.leases ?? new LeaseRenewals(this.heartbeats, o.onHeartbeat);
     const self = this;
     this.host = {
       nodeName: o.nodeName,
