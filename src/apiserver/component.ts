@@ -4,6 +4,7 @@
  */
 import { parseArgs } from 'node:util';
 import { resolve } from 'node:path';
+import { isStoreDurability, storeDurabilities } from '../storage/sqlite.ts';
 import { startApiServer } from './server.ts';
 
 /** Structurally the runtime's ComponentContext (apiserver/ may not import runtime/). */
@@ -26,6 +27,8 @@ export async function start(ctx: ComponentContext): Promise<void> {
       'advertise-address': { type: 'string' },
       'api-audiences': { type: 'string', multiple: true, default: [] },
       'tls-san': { type: 'string', multiple: true, default: [] },
+      // fsync (default) or process-crash-only; see ApiServerOptions.storeDurability.
+      'store-durability': { type: 'string', default: 'fsync' },
     },
     strict: true,
   });
@@ -37,6 +40,8 @@ export async function start(ctx: ComponentContext): Promise<void> {
   if (!Number.isInteger(port) || port < 1 || port > 65535) throw new Error(`kube-apiserver: --secure-port ${values['secure-port']} is not a port number`);
   const advertiseAddress = values['advertise-address'];
   if (advertiseAddress !== undefined && !LOOPBACK.test(advertiseAddress)) throw new Error(`kube-apiserver: --advertise-address ${advertiseAddress} is not a loopback address (127.0.0.0/8)`);
+  const durability = values['store-durability']!;
+  if (!isStoreDurability(durability)) throw new Error(`kube-apiserver: --store-durability ${durability} is not one of ${storeDurabilities.join(', ')}`);
   const sans = values['tls-san'] ?? [];
   const server = await startApiServer({
     dataDir: resolve(dataDir),
@@ -47,6 +52,7 @@ export async function start(ctx: ComponentContext): Promise<void> {
     apiAudiences: (values['api-audiences'] ?? []).flatMap((a) => a.split(',')).filter(Boolean),
     ipAddresses: sans.filter((s) => LOOPBACK.test(s)),
     dnsNames: sans.filter((s) => !LOOPBACK.test(s)),
+    storeDurability: durability,
   });
   if (ctx.signal.aborted) {
     await server.close();

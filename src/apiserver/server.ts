@@ -13,7 +13,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { join } from 'node:path';
 import pino, { type Logger } from 'pino';
-import { openSqliteBackend } from '../storage/sqlite.ts';
+import { openSqliteBackend, type StoreDurability } from '../storage/sqlite.ts';
 import type { Backend } from '../storage/types.ts';
 import { writeKubeconfig } from './auth/kubeconfig.ts';
 import { ensureServingPki } from './auth/pki.ts';
@@ -67,6 +67,12 @@ export interface ApiServerOptions {
    */
   readonly compactionIntervalMs?: number;
   readonly compactionKeepRevisions?: number;
+  /**
+   * What an acknowledged write survives: `fsync` (default) power loss and OS crash too, as
+   * etcd; `process-crash-only` a killed process only, and may lose the last acknowledged writes
+   * on power loss or OS crash (no fsync per commit).
+   */
+  readonly storeDurability?: StoreDurability;
   readonly logs?: LogSource;
 }
 
@@ -115,7 +121,14 @@ export async function startApiServer(options: ApiServerOptions): Promise<Running
   const saKeys = ensureServiceAccountKeys(pkiDir);
   const audiences = [...new Set([SERVICE_ACCOUNT_ISSUER, ...(options.apiAudiences ?? [])])];
   mkdirSync(join(dataDir, 'store'), { recursive: true, mode: 0o700 });
-  const backend = await openSqliteBackend({ path: join(dataDir, 'store', 'state.db') });
+  const metrics = new ApiServerMetrics(() => backend.currentRevision());
+  const storeDurability = options.storeDurability ?? 'fsync';
+  const backend = await openSqliteBackend({
+    path: join(dataDir, 'store', 'state.db'),
+    durability: storeDurability,
+    onBatchCommitted: (writes) => metrics.storageBatchWrites.observe(writes),
+  });
+  if (storeDurability !== 'fsync') log.warn({ storeDurability }, 'store commits are not fsynced: acknowledged writes survive a killed process, but the last ones may be lost on power loss or an OS crash');
 
   const registry = new ResourceRegistry();
   registry.register(attachBuiltinSchemas(builtinResources()));
@@ -140,7 +153,6 @@ export async function startApiServer(options: ApiServerOptions): Promise<Running
   // The token file first: it answers synchronously, and the admin token is the common case.
   const authenticate = (authorization: string | undefined): UserInfo | undefined | Promise<UserInfo | undefined> =>
     auth.authenticate(authorization) ?? (looksLikeJwt(authorization) ? jwtAuth.authenticate(authorization) : undefined);
-  const metrics = new ApiServerMetrics(() => backend.currentRevision());
   const discovery = new Discovery(registry);
   const openapi = new OpenApiService(registry, discovery);
 

@@ -9,6 +9,7 @@
  */
 import { join, resolve } from 'node:path';
 import { Command, InvalidArgumentError, Option } from 'commander';
+import type { StoreDurability } from '../storage/sqlite.ts';
 
 function port(value: string): number {
   const n = Number(value);
@@ -133,11 +134,20 @@ program
   .addOption(dataDirOption())
   .option('--port <port>', 'HTTPS port', port, 6443)
   .option('--bind <address>', 'loopback address to listen on', loopback, '127.0.0.1')
-  .action(async (opts: { dataDir: string; port: number; bind: string }) => {
+  .addOption(
+    new Option(
+      '--store-durability <level>',
+      'what an acknowledged write survives. fsync: also power loss and OS crash, as etcd (each group-commit batch is fsynced before its writes are answered). ' +
+        'process-crash-only: faster, no fsync per commit; survives a killed process, but the last acknowledged writes may be lost on power loss or an OS crash',
+    )
+      .choices(['fsync', 'process-crash-only'] satisfies StoreDurability[])
+      .default('fsync'),
+  )
+  .action(async (opts: { dataDir: string; port: number; bind: string; storeDurability: StoreDurability }) => {
     (await import('./heap-growth.ts')).applyHeapGrowthPolicy();
     const { startApiServer } = await import('../apiserver/server.ts');
     const dataDir = resolve(opts.dataDir);
-    const server = await startApiServer({ dataDir, port: opts.port, bind: opts.bind });
+    const server = await startApiServer({ dataDir, port: opts.port, bind: opts.bind, storeDurability: opts.storeDurability });
     process.stdout.write(
       [
         '',

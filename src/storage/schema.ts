@@ -38,12 +38,32 @@ CREATE INDEX IF NOT EXISTS kine_name_id_deleted_index ON kine (name, id, deleted
 CREATE TABLE IF NOT EXISTS kine_meta (key TEXT PRIMARY KEY, value INTEGER NOT NULL) WITHOUT ROWID;
 `;
 
-/** Connection settings. NORMAL in WAL mode survives a killed process (not an OS crash) and is what kine uses. */
-export function configure(db: Database.Database, opts: { busyTimeoutMs: number; writer: boolean }): void {
+/**
+ * What an acknowledged write survives (issue 13, item 7).
+ * - `fsync` (the default): power loss and an OS crash too, as in etcd, which fsyncs every batch
+ *   before it answers. `synchronous = FULL`: the COMMIT of each group-commit batch fsyncs the WAL
+ *   before it returns, and no write of the batch is acknowledged before that; one batch is one
+ *   transaction, so one fsync serves every write of the batch.
+ * - `process-crash-only`: a killed process, but not power loss or an OS crash, which may lose
+ *   the last acknowledged writes. `synchronous = NORMAL` (what kine uses): COMMIT hands the WAL to
+ *   the OS and fsyncs only at checkpoints.
+ */
+export const storeDurabilities = ['fsync', 'process-crash-only'] as const;
+export type StoreDurability = (typeof storeDurabilities)[number];
+
+export function isStoreDurability(value: string): value is StoreDurability {
+  return (storeDurabilities as readonly string[]).includes(value);
+}
+
+/** `PRAGMA synchronous` for each durability: FULL (2) fsyncs the WAL at every commit, NORMAL (1) only at checkpoints. */
+const synchronousFor: Record<StoreDurability, 'FULL' | 'NORMAL'> = { fsync: 'FULL', 'process-crash-only': 'NORMAL' };
+
+/** Connection settings; see StoreDurability for the synchronous setting. */
+export function configure(db: Database.Database, opts: { busyTimeoutMs: number; writer: boolean; durability: StoreDurability }): void {
   db.pragma(`busy_timeout = ${Math.max(0, Math.floor(opts.busyTimeoutMs))}`);
   if (opts.writer) {
     db.pragma('journal_mode = WAL');
-    db.pragma('synchronous = NORMAL');
+    db.pragma(`synchronous = ${synchronousFor[opts.durability]}`);
     // A compaction can grow the WAL a lot; this caps what stays on disk once it is checkpointed.
     db.pragma('journal_size_limit = 67108864');
     db.exec(schema);

@@ -98,8 +98,45 @@ describe('sqlite backend', () => {
     }
   });
 
+  it('fsyncs every commit by default (synchronous FULL); process-crash-only does not (NORMAL)', async () => {
+    const synced = await openSqliteBackend({ path: freshPath() });
+    const fast = await openSqliteBackend({ path: freshPath(), durability: 'process-crash-only' });
+    try {
+      assert.equal(synced.writerSynchronous(), 2, 'default: FULL, the WAL is fsynced at each COMMIT');
+      assert.equal(fast.writerSynchronous(), 1, 'process-crash-only: NORMAL, fsync at checkpoints only');
+      assert.ok((await synced.create('/d/a', 'a')).ok);
+      assert.ok((await fast.create('/d/a', 'a')).ok);
+    } finally {
+      await fast.close();
+      await synced.close();
+    }
+    await assert.rejects(openSqliteBackend({ path: freshPath(), durability: 'sometimes' as never }), /durability "sometimes" is not one of fsync, process-crash-only/);
+  });
+
+  it('concurrent writes share transactions: one commit (one fsync) serves many writes', async () => {
+    const batches: number[] = [];
+    const b = await openSqliteBackend({ path: freshPath(), onBatchCommitted: (jobs) => batches.push(jobs) });
+    try {
+      const n = 64;
+      const results = await Promise.all(Array.from({ length: n }, (_, i) => b.create(`/g/${i}`, `v${i}`)));
+      assert.ok(results.every((r) => r.ok));
+      assert.equal(batches.reduce((a, x) => a + x, 0), n, 'every write acknowledged by a counted commit');
+      assert.ok(batches.length < n, `${n} concurrent creates took ${batches.length} transactions`);
+      // Writes issued while a batch is open join it; the next turn's writes open the next one.
+      batches.length = 0;
+      const first = Promise.all([b.create('/g/x1', 'x'), b.create('/g/x2', 'x')]);
+      await new Promise((r) => setImmediate(r));
+      const second = Promise.all([b.create('/g/y1', 'y'), b.create('/g/y2', 'y'), b.create('/g/y3', 'y')]);
+      await Promise.all([first, second]);
+      assert.deepEqual(batches, [2, 3]);
+    } finally {
+      await b.close();
+    }
+  });
+
   it('replays a quiet prefix from a wide window of history, in order and complete', async () => {
-    const backend = await openSqliteBackend({ path: freshPath(), watchRingSize: 10, replayPageSize: 2 });
+    // 12,000 sequential writes: durability is not what this test is about, so no fsync per write.
+    const backend = await openSqliteBackend({ path: freshPath(), watchRingSize: 10, replayPageSize: 2, durability: 'process-crash-only' });
     try {
       const quiet: number[] = [];
       let busy = await backend.create('/busy/k', '0');
@@ -131,45 +168,47 @@ describe('sqlite backend', () => {
     await assert.rejects(b.create('/y', 'v'), /closed/);
   });
 
-  it('throughput and list latency (printed, not asserted)', async (t) => {
-    const b = await openSqliteBackend({ path: freshPath() });
-    try {
-      const value = JSON.stringify({ kind: 'Pod', metadata: { name: 'x' }, spec: { pad: 'x'.repeat(900) } });
-      const sequential = 2000;
-      let start = performance.now();
-      for (let i = 0; i < sequential; i++) await b.create(`/bench/seq/${i}`, value);
-      const seqRate = sequential / ((performance.now() - start) / 1000);
+  for (const durability of ['fsync', 'process-crash-only'] as const) {
+    it(`throughput and list latency, durability ${durability} (printed, not asserted)`, async (t) => {
+      const b = await openSqliteBackend({ path: freshPath(), durability });
+      try {
+        const value = JSON.stringify({ kind: 'Pod', metadata: { name: 'x' }, spec: { pad: 'x'.repeat(900) } });
+        const sequential = 2000;
+        let start = performance.now();
+        for (let i = 0; i < sequential; i++) await b.create(`/bench/seq/${i}`, value);
+        const seqRate = sequential / ((performance.now() - start) / 1000);
 
-      const total = 8000;
-      let next = 0;
-      start = performance.now();
-      await Promise.all(
-        Array.from({ length: 16 }, async () => {
-          for (let i = next++; i < total; i = next++) await b.create(`/bench/conc/${i}`, value);
-        }),
-      );
-      const concRate = total / ((performance.now() - start) / 1000);
+        const total = 8000;
+        let next = 0;
+        start = performance.now();
+        await Promise.all(
+          Array.from({ length: 16 }, async () => {
+            for (let i = next++; i < total; i = next++) await b.create(`/bench/conc/${i}`, value);
+          }),
+        );
+        const concRate = total / ((performance.now() - start) / 1000);
 
-      const keys = 10_000;
-      await Promise.all(Array.from({ length: keys }, (_, i) => b.create(`/bench/list/ns${i % 10}/p${String(i).padStart(5, '0')}`, value)));
-      await b.list('/bench/list/', { limit: 500 });
-      const rounds = 20;
-      start = performance.now();
-      for (let i = 0; i < rounds; i++) await b.list('/bench/list/', { limit: 500 });
-      const listMs = (performance.now() - start) / rounds;
-      start = performance.now();
-      for (let i = 0; i < rounds; i++) await b.list('/bench/list/', { limit: 500, startAfter: '/bench/list/ns5/p05000' });
-      const midMs = (performance.now() - start) / rounds;
+        const keys = 10_000;
+        await Promise.all(Array.from({ length: keys }, (_, i) => b.create(`/bench/list/ns${i % 10}/p${String(i).padStart(5, '0')}`, value)));
+        await b.list('/bench/list/', { limit: 500 });
+        const rounds = 20;
+        start = performance.now();
+        for (let i = 0; i < rounds; i++) await b.list('/bench/list/', { limit: 500 });
+        const listMs = (performance.now() - start) / rounds;
+        start = performance.now();
+        for (let i = 0; i < rounds; i++) await b.list('/bench/list/', { limit: 500, startAfter: '/bench/list/ns5/p05000' });
+        const midMs = (performance.now() - start) / rounds;
 
-      const lines = [
-        `sqlite creates/s, sequential awaits: ${Math.round(seqRate)}`,
-        `sqlite creates/s, 16 concurrent clients: ${Math.round(concRate)}`,
-        `sqlite list 500 of ${keys} keys (with remaining count): first page ${listMs.toFixed(2)} ms, middle page ${midMs.toFixed(2)} ms`,
-      ];
-      for (const line of lines) t.diagnostic(line);
-      if (process.env.SHIPYARD_BENCH_LOG) console.log(lines.join('\n'));
-    } finally {
-      await b.close();
-    }
-  });
+        const lines = [
+          `sqlite creates/s (${durability}), sequential awaits: ${Math.round(seqRate)}`,
+          `sqlite creates/s (${durability}), 16 concurrent clients: ${Math.round(concRate)}`,
+          `sqlite list 500 of ${keys} keys (with remaining count): first page ${listMs.toFixed(2)} ms, middle page ${midMs.toFixed(2)} ms`,
+        ];
+        for (const line of lines) t.diagnostic(line);
+        if (process.env.SHIPYARD_BENCH_LOG) console.log(lines.join('\n'));
+      } finally {
+        await b.close();
+      }
+    });
+  }
 });

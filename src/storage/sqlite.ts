@@ -2,7 +2,9 @@
  * The default storage backend: the revision log in one SQLite file (better-sqlite3, WAL mode),
  * shaped as kine shapes it. Two connections: writes go through one connection and group commit
  * (see group-commit.ts); reads use the other, so they only ever see committed data. The watch
- * hub (watch-hub.ts) gets each committed batch straight from the write path.
+ * hub (watch-hub.ts) gets each committed batch straight from the write path. By default each
+ * batch's COMMIT fsyncs the WAL before any of its writes is acknowledged, so an acknowledged write
+ * survives power loss, as in etcd (StoreDurability in schema.ts names the faster alternative).
  *
  * This process is expected to be the only writer, but another process writing the same file is
  * tolerated: SQLite serialises the writers, the schema arbitrates compare-and-swap, reads go to
@@ -23,18 +25,23 @@ import {
 } from './types.ts';
 import {
   configure,
+  isStoreDurability,
   KEY_END,
+  storeDurabilities,
   readStatements,
   writeStatements,
   type InsertParams,
   type LatestRow,
   type ReadStatements,
+  type StoreDurability,
   type WriteStatements,
 } from './schema.ts';
 import { GroupCommit, type JobOutcome } from './group-commit.ts';
 import { toKeyValue, toWatchEvent } from './log-row.ts';
 import { closedError, isUniqueViolation, translateSqliteError } from './sqlite-errors.ts';
 import { WatchHub } from './watch-hub.ts';
+
+export { isStoreDurability, storeDurabilities, type StoreDurability } from './schema.ts';
 
 export interface SqliteBackendOptions {
   /** The database file (its directory is created). */
@@ -62,9 +69,22 @@ export interface SqliteBackendOptions {
    * more). 1 disables pacing.
    */
   compactDutyCycle?: number;
+  /**
+   * What an acknowledged write survives (default `fsync`: power loss and OS crash too, as in
+   * etcd; `process-crash-only` trades that for speed). See StoreDurability in schema.ts.
+   */
+  durability?: StoreDurability;
+  /** Called after each group-commit transaction with the number of jobs it acknowledged (metrics, tests). Must not throw. */
+  onBatchCommitted?: (jobs: number) => void;
 }
 
-export async function openSqliteBackend(options: SqliteBackendOptions): Promise<Backend> {
+/** The SQLite backend, with what only it can tell. */
+export interface SqliteBackendHandle extends Backend {
+  /** `PRAGMA synchronous` of the write connection: 2 (FULL) fsyncs each commit, 1 (NORMAL) does not. */
+  writerSynchronous(): number;
+}
+
+export async function openSqliteBackend(options: SqliteBackendOptions): Promise<SqliteBackendHandle> {
   return SqliteBackend.open(options);
 }
 
@@ -78,7 +98,7 @@ type Write = JobOutcome<WriteResult>;
  */
 const WIDE_REPLAY_WINDOW = 10_000;
 
-class SqliteBackend implements Backend {
+class SqliteBackend implements SqliteBackendHandle {
   private readonly writes: GroupCommit;
   private readonly hub: WatchHub;
   private closing: Promise<void> | undefined;
@@ -87,14 +107,18 @@ class SqliteBackend implements Backend {
     if (!options.path || options.path === ':memory:') {
       throw new TypeError('openSqliteBackend: path must be a file (reads use a second connection)');
     }
+    const durability = options.durability ?? 'fsync';
+    if (!isStoreDurability(durability)) {
+      throw new TypeError(`openSqliteBackend: durability ${JSON.stringify(durability)} is not one of ${storeDurabilities.join(', ')}`);
+    }
     mkdirSync(dirname(options.path), { recursive: true });
     const busyTimeoutMs = options.busyTimeoutMs ?? 5000;
     const writer = new Database(options.path);
     let reader: Database.Database | undefined;
     try {
-      configure(writer, { busyTimeoutMs, writer: true });
+      configure(writer, { busyTimeoutMs, writer: true, durability });
       reader = new Database(options.path);
-      configure(reader, { busyTimeoutMs, writer: false });
+      configure(reader, { busyTimeoutMs, writer: false, durability });
       return new SqliteBackend(writer, reader, options);
     } catch (e) {
       reader?.close();
@@ -135,7 +159,12 @@ class SqliteBackend implements Backend {
       statements: this.w,
       onCommit: (events) => this.hub.publish(events),
       translate: translateSqliteError,
+      onCommitted: options.onBatchCommitted,
     });
+  }
+
+  writerSynchronous(): number {
+    return this.writer.pragma('synchronous', { simple: true }) as number;
   }
 
   async currentRevision(): Promise<number> {
