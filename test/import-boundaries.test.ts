@@ -79,7 +79,7 @@ describe('import boundaries (ARCHITECTURE.md)', () => {
         continue;
       }
       const ok = allowed[top];
-      assert.ok(ok, `src/${top}/ is not in the boundary table; add it (ARCHITECTURE.md, "Boundaries")`);
+      assert.ok(ok, `src/${top}/ is not in the boundary table; add it (ARCHITECTURE.md, "Import boundaries")`);
       if (!ok.includes('*') && !ok.includes(ttop)) violations.push(`${relative(root, file)} (${top}/) imports ${ttop}/ via ${spec}; allowed: ${ok.join(', ') || 'nothing'}`);
     }
   }

@@ -1,6 +1,6 @@
 /**
  * Per-controller Prometheus metrics, named after the component that hosts the controllers
- * (ARCHITECTURE, "Conventions"): `<component>_reconcile_total{controller,result}`,
+ * (ARCHITECTURE.md, "Conventions"): `<component>_reconcile_total{controller,result}`,
  * `<component>_reconcile_errors_total{controller}`, `<component>_reconcile_seconds{controller}`,
  * `<component>_workqueue_depth{controller}` and `<component>_workqueue_adds_total{controller}`.
  *

@@ -1,10 +1,11 @@
 /**
- * The local datacenter behind `shipyard up` (ARCHITECTURE.md, "One idea"): the wiring of the
- * parts that are not pods. The cloud boots instances; booting one calls into the node host,
- * which runs that node's kubelet; the masters' first-boot Ignition carries the control plane as
- * static pods, so the API server, controller-manager and scheduler come up as pods the way an
- * OpenShift install brings them up; the load balancer at 127.0.0.1 fronts the API servers; the
- * service proxy serves ClusterIPs; the reaper guarantees no pod process outlives this one.
+ * The local datacenter behind `shipyard up` (ARCHITECTURE.md, "What `shipyard up` runs"): the
+ * wiring of the parts that are not pods. The cloud boots instances; booting one calls into the
+ * node host, which runs that node's kubelet; the masters' first-boot Ignition carries the
+ * control plane as static pods, so the API server, controller-manager and scheduler come up
+ * as pods the way an OpenShift install brings them up; the load balancer at 127.0.0.1 fronts
+ * the API servers; the service proxy serves ClusterIPs; the reaper guarantees no pod process
+ * outlives this one.
  *
  * `cloud/` and `node/` may not know each other: this file is where they meet.
  */
