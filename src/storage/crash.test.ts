@@ -2,8 +2,8 @@
  * Durability against a killed process: a child creates keys and acknowledges each on stdout
  * after its create resolved; we SIGKILL it at a random point and check that every acknowledged
  * key is in the reopened database with its value. Both durabilities promise this much:
- * process-crash-only (synchronous=NORMAL) exactly this, the default fsync (synchronous=FULL) this
- * and power loss too, which a test cannot stage (that it fsyncs is checked in sqlite.test.ts).
+ * process-crash-only exactly this, the default fsync this and power loss too, which a test
+ * cannot stage (that a write waits for its fsync is checked in sqlite.test.ts).
  */
 import { it } from 'node:test';
 import assert from 'node:assert/strict';

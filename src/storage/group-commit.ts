@@ -3,20 +3,24 @@
  * share one transaction: the first opens `BEGIN IMMEDIATE`, a `setImmediate` commits. Each
  * write's compare-and-swap check and insert run synchronously inside the transaction, so later
  * writes in the batch see earlier ones and the unique index still arbitrates; but no write is
- * acknowledged, and no event published, before COMMIT returns. If the COMMIT fails, every
- * write of the batch fails with it.
+ * acknowledged, and no event published, before its batch is committed and, when a `sync` is
+ * given, made durable. If the COMMIT fails, every write of the batch fails with it.
  *
  * Why: a commit costs far more than an insert, and the API server issues its writes from many
  * concurrent requests; one commit per turn turns N commits into one without adding latency
- * beyond the current turn. With the default durability a COMMIT is also an fsync of the WAL
- * (issue 13, item 7), so the batch is what amortises the fsync, as etcd's batched raft log
- * does. Batches grow by themselves under load: the COMMIT (fsync included) runs on the event
- * loop, and the requests that arrive meanwhile wait in the sockets and are all read in the next
- * turn, so they share the next transaction.
+ * beyond the current turn.
+ *
+ * Durability (issue 13, item 7): with a `sync` (an fsync of the log, run off the event loop),
+ * committed batches are acknowledged only once a sync that began after their COMMIT has
+ * finished, as etcd answers only after the fsync of its batch. One sync runs at a time, and the
+ * batches committed while it runs wait for the next one, so under load a single fsync serves
+ * every batch that accumulated behind the previous one, and the event loop keeps reading and
+ * committing requests while the disk works instead of waiting in a synchronous fsync.
  */
 import type Database from 'better-sqlite3';
 import type { WatchEvent } from './types.ts';
 import { closedError } from './sqlite-errors.ts';
+import { revisionOf } from './log-row.ts';
 
 /** What a job returns: the value its promise resolves with, and the event its write produced (if it wrote). */
 export interface JobOutcome<R> {
@@ -38,26 +42,39 @@ export interface GroupCommitOptions {
   db: Database.Database;
   /** The transaction statements, prepared on `db`. */
   statements: { begin: Database.Statement; commit: Database.Statement; rollback: Database.Statement };
-  /** Runs after COMMIT with the batch's events in revision order, before any write resolves. Must not throw. */
+  /** Runs once writes are acknowledged, with their events in revision order, before any of them resolves. Must not throw. */
   onCommit: (events: readonly WatchEvent[]) => void;
   /** Maps a database error to the error callers see. */
   translate: (e: unknown, during: string) => Error;
-  /** Called after each successful COMMIT with the number of jobs it acknowledges (metrics, tests). Must not throw. */
+  /**
+   * Makes everything committed so far durable (an fsync of the log, off the event loop). Without
+   * it a batch is acknowledged right after its COMMIT: durable as far as the COMMIT itself is.
+   */
+  sync?: () => Promise<void>;
+  /** Called after each successful COMMIT with the number of jobs the transaction holds (metrics, tests). Must not throw. */
   onCommitted?: (jobs: number) => void;
 }
 
 export class GroupCommit {
   private batch: Batch | undefined;
   private closed = false;
+  /** Committed batches waiting for the next sync, in commit order. */
+  private unsynced: Batch[] = [];
+  /** The batches the running sync will make durable. */
+  private syncing: Batch[] = [];
+  private syncRun: Promise<void> | undefined;
+  /** Set when a sync failed: what was committed may not be on disk, so nothing more is accepted. */
+  private broken: Error | undefined;
 
   constructor(private readonly opts: GroupCommitOptions) {}
 
   /**
    * Runs `work` inside the current batch's transaction, now, and resolves with its value once
-   * the batch is committed. `work` throwing fails that job only, unless SQLite rolled the whole
-   * transaction back (disk full, I/O error), which fails the batch.
+   * the batch is committed (and synced). `work` throwing fails that job only, unless SQLite
+   * rolled the whole transaction back (disk full, I/O error), which fails the batch.
    */
   submit<R>(work: () => JobOutcome<R>): Promise<R> {
+    if (this.broken) return Promise.reject(this.broken);
     if (this.closed) return Promise.reject(closedError());
     let batch = this.batch;
     if (!batch) {
@@ -83,15 +100,29 @@ export class GroupCommit {
     });
   }
 
+  /**
+   * The lowest revision committed but not yet acknowledged (its sync has not finished), if any.
+   * Readers stay below it, so nothing that a power loss could still take back is ever seen.
+   */
+  unsyncedFrom(): number | undefined {
+    for (const list of [this.syncing, this.unsynced]) {
+      for (const batch of list) {
+        for (const p of batch.pending) if (p.outcome.event) return revisionOf(p.outcome.event);
+      }
+    }
+    return undefined;
+  }
+
   /** Commits what is pending now instead of waiting for the turn to end. */
   flush(): void {
     if (this.batch) this.commit(this.batch);
   }
 
-  /** Commits what is pending; later submits fail. */
-  close(): void {
+  /** Commits what is pending and waits until it is acknowledged; later submits fail. */
+  async close(): Promise<void> {
     this.flush();
     this.closed = true;
+    while (this.syncRun) await this.syncRun;
   }
 
   private commit(batch: Batch): void {
@@ -105,12 +136,47 @@ export class GroupCommit {
       return;
     }
     this.opts.onCommitted?.(batch.pending.length);
+    if (!this.opts.sync) {
+      this.acknowledge([batch]);
+      return;
+    }
+    this.unsynced.push(batch);
+    if (!this.syncRun) this.startSync();
+  }
+
+  /** Syncs every batch committed so far; when it is done, acknowledges them and starts the next sync if more are waiting. */
+  private startSync(): void {
+    this.syncing = this.unsynced;
+    this.unsynced = [];
+    this.syncRun = this.opts.sync!().then(
+      () => {
+        const done = this.syncing;
+        this.syncing = [];
+        this.syncRun = undefined;
+        this.acknowledge(done);
+        if (this.unsynced.length) this.startSync();
+      },
+      (e: unknown) => {
+        // After a failed fsync the kernel may have dropped the dirty pages: retrying proves
+        // nothing. etcd exits; the store refuses every later write instead.
+        const error = this.opts.translate(e, 'fsync');
+        this.broken = error;
+        const failed = [...this.syncing, ...this.unsynced];
+        this.syncing = [];
+        this.unsynced = [];
+        this.syncRun = undefined;
+        for (const batch of failed) this.reject(batch, error);
+      },
+    );
+  }
+
+  private acknowledge(batches: readonly Batch[]): void {
     const events: WatchEvent[] = [];
-    for (const p of batch.pending) if (p.outcome.event) events.push(p.outcome.event);
+    for (const batch of batches) for (const p of batch.pending) if (p.outcome.event) events.push(p.outcome.event);
     try {
       if (events.length) this.opts.onCommit(events);
     } finally {
-      for (const p of batch.pending) p.resolve(p.outcome.value);
+      for (const batch of batches) for (const p of batch.pending) p.resolve(p.outcome.value);
     }
   }
 

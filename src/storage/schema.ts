@@ -39,31 +39,17 @@ CREATE TABLE IF NOT EXISTS kine_meta (key TEXT PRIMARY KEY, value INTEGER NOT NU
 `;
 
 /**
- * What an acknowledged write survives (issue 13, item 7).
- * - `fsync` (the default): power loss and an OS crash too, as in etcd, which fsyncs every batch
- *   before it answers. `synchronous = FULL`: the COMMIT of each group-commit batch fsyncs the WAL
- *   before it returns, and no write of the batch is acknowledged before that; one batch is one
- *   transaction, so one fsync serves every write of the batch.
- * - `process-crash-only`: a killed process, but not power loss or an OS crash, which may lose
- *   the last acknowledged writes. `synchronous = NORMAL` (what kine uses): COMMIT hands the WAL to
- *   the OS and fsyncs only at checkpoints.
+ * Connection settings. `synchronous = NORMAL` in WAL mode: a COMMIT writes the WAL and returns
+ * without an fsync (the WAL is fsynced at checkpoints), which survives a killed process, and is
+ * what kine uses. The default durability adds an fsync of the WAL per group-commit batch, run
+ * off the event loop (sqlite.ts), rather than `FULL`, whose fsync inside COMMIT would stop the
+ * event loop for the length of every fsync.
  */
-export const storeDurabilities = ['fsync', 'process-crash-only'] as const;
-export type StoreDurability = (typeof storeDurabilities)[number];
-
-export function isStoreDurability(value: string): value is StoreDurability {
-  return (storeDurabilities as readonly string[]).includes(value);
-}
-
-/** `PRAGMA synchronous` for each durability: FULL (2) fsyncs the WAL at every commit, NORMAL (1) only at checkpoints. */
-const synchronousFor: Record<StoreDurability, 'FULL' | 'NORMAL'> = { fsync: 'FULL', 'process-crash-only': 'NORMAL' };
-
-/** Connection settings; see StoreDurability for the synchronous setting. */
-export function configure(db: Database.Database, opts: { busyTimeoutMs: number; writer: boolean; durability: StoreDurability }): void {
+export function configure(db: Database.Database, opts: { busyTimeoutMs: number; writer: boolean }): void {
   db.pragma(`busy_timeout = ${Math.max(0, Math.floor(opts.busyTimeoutMs))}`);
   if (opts.writer) {
     db.pragma('journal_mode = WAL');
-    db.pragma(`synchronous = ${synchronousFor[opts.durability]}`);
+    db.pragma('synchronous = NORMAL');
     // A compaction can grow the WAL a lot; this caps what stays on disk once it is checkpointed.
     db.pragma('journal_size_limit = 67108864');
     db.exec(schema);
@@ -143,8 +129,8 @@ export function readStatements(db: Database.Database) {
     listAfter: db.prepare<[RangeParams & { limit: number }], ListRow>(listSql('>')),
     countFrom: db.prepare<[RangeParams], number>(countSql('>=')).pluck(),
     countAfter: db.prepare<[RangeParams], number>(countSql('>')).pluck(),
-    /** The watch poll: every row after the last one seen, all keys. */
-    rowsAfter: db.prepare<[number, number], LogRow>(`SELECT ${rowColumns} FROM kine WHERE id > ? ORDER BY id LIMIT ?`),
+    /** The watch poll: every row after the last one seen, all keys, up to what readers may see. */
+    rowsAfter: db.prepare<[number, number, number], LogRow>(`SELECT ${rowColumns} FROM kine WHERE id > ? AND id <= ? ORDER BY id LIMIT ?`),
     /** Watch replay from the database: rows under a prefix in a revision window, walking the window. */
     rowsUnder: db.prepare<[{ after: number; upTo: number; lo: string; hi: string; limit: number }], LogRow>(
       `SELECT ${rowColumns} FROM kine

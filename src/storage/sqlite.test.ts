@@ -10,7 +10,15 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { storageContract } from './contract.ts';
 import { openSqliteBackend } from './sqlite.ts';
-import type { WatchEvent } from './types.ts';
+import { StorageError, type WatchEvent } from './types.ts';
+
+/** Yields turns of the event loop until `cond` holds (no clock: an fsync completes in some later turn). */
+async function untilTrue(cond: () => boolean): Promise<void> {
+  for (let turns = 0; !cond(); turns++) {
+    if (turns > 100_000) throw new Error('condition never held');
+    await new Promise((r) => setImmediate(r));
+  }
+}
 
 const dir = mkdtempSync(join(tmpdir(), 'shipyard-storage-'));
 let n = 0;
@@ -98,19 +106,77 @@ describe('sqlite backend', () => {
     }
   });
 
-  it('fsyncs every commit by default (synchronous FULL); process-crash-only does not (NORMAL)', async () => {
-    const synced = await openSqliteBackend({ path: freshPath() });
-    const fast = await openSqliteBackend({ path: freshPath(), durability: 'process-crash-only' });
+  it('by default a write is acknowledged, read and watched only after an fsync that began after its commit', async () => {
+    let fsyncs = 0;
+    let hold: Promise<void> | undefined;
+    const b = await openSqliteBackend({
+      path: freshPath(),
+      aroundFsync: async (fsync) => {
+        fsyncs++;
+        await hold;
+        await fsync();
+      },
+    });
+    const ac = new AbortController();
     try {
-      assert.equal(synced.writerSynchronous(), 2, 'default: FULL, the WAL is fsynced at each COMMIT');
-      assert.equal(fast.writerSynchronous(), 1, 'process-crash-only: NORMAL, fsync at checkpoints only');
-      assert.ok((await synced.create('/d/a', 'a')).ok);
-      assert.ok((await fast.create('/d/a', 'a')).ok);
+      const first = await b.create('/d/a', 'a');
+      assert.ok(first.ok);
+      assert.equal(fsyncs, 1, 'the first write waited for an fsync');
+      const events: WatchEvent[] = [];
+      await b.watch('/d/', { afterRevision: first.revision, signal: ac.signal, onEvents: (batch) => events.push(...batch) });
+
+      let release!: () => void;
+      hold = new Promise((r) => (release = r));
+      const acked: string[] = [];
+      const create = (key: string) => b.create(key, key).then((r) => (acked.push(key), r));
+      const held = create('/d/b');
+      await untilTrue(() => fsyncs === 2);
+      // Committed while that fsync runs: each its own transaction, all waiting for the next fsync.
+      const behind = [create('/d/c')];
+      await new Promise((r) => setImmediate(r));
+      behind.push(create('/d/d'));
+      await new Promise((r) => setImmediate(r));
+      assert.deepEqual(acked, [], 'nothing acknowledged before its fsync');
+      assert.equal(await b.get('/d/b'), undefined, 'nor visible to readers');
+      assert.equal(await b.currentRevision(), first.revision);
+      assert.equal((await b.list('/d/')).kvs.length, 1);
+      assert.deepEqual(events, [], 'nor to watchers');
+
+      release();
+      assert.ok((await held).ok);
+      const results = await Promise.all(behind);
+      assert.ok(results.every((r) => r.ok));
+      assert.deepEqual(acked, ['/d/b', '/d/c', '/d/d']);
+      assert.equal(fsyncs, 3, 'one fsync for the two transactions that committed behind the held one');
+      assert.equal((await b.get('/d/d'))?.value, '/d/d');
+      assert.deepEqual(events.map((e: WatchEvent) => e.kv.key), ['/d/b', '/d/c', '/d/d']);
     } finally {
-      await fast.close();
-      await synced.close();
+      ac.abort();
+      await b.close();
+    }
+  });
+
+  it('process-crash-only acknowledges at COMMIT, with no fsync', async () => {
+    let fsyncs = 0;
+    const b = await openSqliteBackend({ path: freshPath(), durability: 'process-crash-only', aroundFsync: (fsync) => (fsyncs++, fsync()) });
+    try {
+      assert.ok((await b.create('/f/a', 'a')).ok);
+      assert.equal((await b.get('/f/a'))?.value, 'a');
+      assert.equal(fsyncs, 0);
+    } finally {
+      await b.close();
     }
     await assert.rejects(openSqliteBackend({ path: freshPath(), durability: 'sometimes' as never }), /durability "sometimes" is not one of fsync, process-crash-only/);
+  });
+
+  it('a failed fsync fails its writes and every later one', async () => {
+    const b = await openSqliteBackend({ path: freshPath(), aroundFsync: () => Promise.reject(new Error('EIO: i/o error, fsync')) });
+    try {
+      await assert.rejects(b.create('/e/a', 'a'), (e) => e instanceof StorageError && !e.retryable && /EIO/.test(e.message));
+      await assert.rejects(b.create('/e/b', 'b'), /EIO/);
+    } finally {
+      await b.close();
+    }
   });
 
   it('concurrent writes share transactions: one commit (one fsync) serves many writes', async () => {

@@ -2,15 +2,17 @@
  * The default storage backend: the revision log in one SQLite file (better-sqlite3, WAL mode),
  * shaped as kine shapes it. Two connections: writes go through one connection and group commit
  * (see group-commit.ts); reads use the other, so they only ever see committed data. The watch
- * hub (watch-hub.ts) gets each committed batch straight from the write path. By default each
- * batch's COMMIT fsyncs the WAL before any of its writes is acknowledged, so an acknowledged write
- * survives power loss, as in etcd (StoreDurability in schema.ts names the faster alternative).
+ * hub (watch-hub.ts) gets each batch straight from the write path once it is acknowledged. By
+ * default a batch is acknowledged only after an fsync of the WAL that began after its COMMIT, so
+ * an acknowledged write survives power loss and an OS crash, as in etcd (see StoreDurability);
+ * until then readers do not see it either.
  *
  * This process is expected to be the only writer, but another process writing the same file is
  * tolerated: SQLite serialises the writers, the schema arbitrates compare-and-swap, reads go to
  * the file, and the hub's poll picks up the other writer's rows.
  */
 import { mkdirSync } from 'node:fs';
+import { open, type FileHandle } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
 import {
@@ -20,20 +22,18 @@ import {
   type KeyValue,
   type ListOptions,
   type ListResult,
+  StorageError,
   type WatchOptions,
   type WriteResult,
 } from './types.ts';
 import {
   configure,
-  isStoreDurability,
   KEY_END,
-  storeDurabilities,
   readStatements,
   writeStatements,
   type InsertParams,
   type LatestRow,
   type ReadStatements,
-  type StoreDurability,
   type WriteStatements,
 } from './schema.ts';
 import { GroupCommit, type JobOutcome } from './group-commit.ts';
@@ -41,7 +41,22 @@ import { toKeyValue, toWatchEvent } from './log-row.ts';
 import { closedError, isUniqueViolation, translateSqliteError } from './sqlite-errors.ts';
 import { WatchHub } from './watch-hub.ts';
 
-export { isStoreDurability, storeDurabilities, type StoreDurability } from './schema.ts';
+/**
+ * What an acknowledged write survives (issue 13, item 7).
+ * - `fsync` (the default): power loss and an OS crash too, as in etcd, which fsyncs every batch
+ *   before it answers. Each group-commit batch is acknowledged, and becomes visible to readers
+ *   and watchers, only after an fsync of the WAL that began after its COMMIT; one fsync serves
+ *   every batch committed while the previous one ran (group-commit.ts).
+ * - `process-crash-only`: a killed process, but not power loss or an OS crash, which may lose
+ *   the last acknowledged writes. A batch is acknowledged when its COMMIT has handed the WAL to
+ *   the OS (kine's setting, `synchronous = NORMAL`); the WAL is fsynced at checkpoints only.
+ */
+export const storeDurabilities = ['fsync', 'process-crash-only'] as const;
+export type StoreDurability = (typeof storeDurabilities)[number];
+
+export function isStoreDurability(value: string): value is StoreDurability {
+  return (storeDurabilities as readonly string[]).includes(value);
+}
 
 export interface SqliteBackendOptions {
   /** The database file (its directory is created). */
@@ -71,21 +86,57 @@ export interface SqliteBackendOptions {
   compactDutyCycle?: number;
   /**
    * What an acknowledged write survives (default `fsync`: power loss and OS crash too, as in
-   * etcd; `process-crash-only` trades that for speed). See StoreDurability in schema.ts.
+   * etcd; `process-crash-only` trades that for speed). See StoreDurability.
    */
   durability?: StoreDurability;
-  /** Called after each group-commit transaction with the number of jobs it acknowledged (metrics, tests). Must not throw. */
+  /** Called after each group-commit transaction with the number of jobs it holds (metrics, tests). Must not throw. */
   onBatchCommitted?: (jobs: number) => void;
+  /**
+   * Runs each fsync of the WAL, handed over as `fsync` (default: just runs it). Tests wrap it to
+   * count fsyncs or to hold one open; never called with durability `process-crash-only`.
+   */
+  aroundFsync?: (fsync: () => Promise<void>) => Promise<void>;
 }
 
-/** The SQLite backend, with what only it can tell. */
-export interface SqliteBackendHandle extends Backend {
-  /** `PRAGMA synchronous` of the write connection: 2 (FULL) fsyncs each commit, 1 (NORMAL) does not. */
-  writerSynchronous(): number;
-}
-
-export async function openSqliteBackend(options: SqliteBackendOptions): Promise<SqliteBackendHandle> {
+export async function openSqliteBackend(options: SqliteBackendOptions): Promise<Backend> {
   return SqliteBackend.open(options);
+}
+
+function fsyncFailed(e: unknown): never {
+  throw new StorageError(`storage: fsync of the write-ahead log failed: ${e instanceof Error ? e.message : String(e)}`, false, { cause: e });
+}
+
+/**
+ * fsync (fdatasync) of the WAL on libuv's thread pool, so the event loop goes on reading and
+ * committing requests meanwhile. Linux syncs a file's data whichever descriptor asks, so a
+ * descriptor of our own covers what SQLite's connection wrote. SQLite creates the WAL when the database is
+ * first written (before the first COMMIT returns) and deletes it only when its last connection
+ * closes, so the file opened at the first fsync stays the WAL while the backend is open; the
+ * first fsync also syncs the directory, so that the file's name survives as well.
+ */
+class WalFsync {
+  private handle: FileHandle | undefined;
+  constructor(private readonly dbPath: string) {}
+
+  async fsync(): Promise<void> {
+    if (!this.handle) {
+      const dir = await open(dirname(this.dbPath), 'r');
+      try {
+        await dir.sync();
+      } finally {
+        await dir.close();
+      }
+      this.handle = await open(`${this.dbPath}-wal`, 'r+');
+    }
+    // fdatasync, as SQLite's own syncs on Linux: the data and what is needed to read it back
+    // (the size), without a journal commit for the modification time.
+    await this.handle.datasync();
+  }
+
+  async close(): Promise<void> {
+    await this.handle?.close();
+    this.handle = undefined;
+  }
 }
 
 type Write = JobOutcome<WriteResult>;
@@ -98,7 +149,7 @@ type Write = JobOutcome<WriteResult>;
  */
 const WIDE_REPLAY_WINDOW = 10_000;
 
-class SqliteBackend implements SqliteBackendHandle {
+class SqliteBackend implements Backend {
   private readonly writes: GroupCommit;
   private readonly hub: WatchHub;
   private closing: Promise<void> | undefined;
@@ -116,10 +167,10 @@ class SqliteBackend implements SqliteBackendHandle {
     const writer = new Database(options.path);
     let reader: Database.Database | undefined;
     try {
-      configure(writer, { busyTimeoutMs, writer: true, durability });
+      configure(writer, { busyTimeoutMs, writer: true });
       reader = new Database(options.path);
-      configure(reader, { busyTimeoutMs, writer: false, durability });
-      return new SqliteBackend(writer, reader, options);
+      configure(reader, { busyTimeoutMs, writer: false });
+      return new SqliteBackend(writer, reader, options, durability === 'fsync' ? new WalFsync(options.path) : undefined);
     } catch (e) {
       reader?.close();
       writer.close();
@@ -136,15 +187,25 @@ class SqliteBackend implements SqliteBackendHandle {
     private readonly writer: Database.Database,
     private readonly reader: Database.Database,
     options: SqliteBackendOptions,
+    private readonly wal: WalFsync | undefined,
   ) {
     this.r = readStatements(reader);
     this.w = writeStatements(writer);
     this.compactBatchSize = Math.max(1, options.compactBatchSize ?? 200);
     const duty = Math.min(1, Math.max(0.01, options.compactDutyCycle ?? 0.25));
     this.compactPauseFactor = (1 - duty) / duty;
+    // Before the hub: its source reads through readableRevision(), which asks the group commit.
+    this.writes = new GroupCommit({
+      db: writer,
+      statements: this.w,
+      onCommit: (events) => this.hub.publish(events),
+      translate: translateSqliteError,
+      onCommitted: options.onBatchCommitted,
+      sync: wal && (() => (options.aroundFsync ? options.aroundFsync(() => wal.fsync()) : wal.fsync()).catch(fsyncFailed)),
+    });
     this.hub = new WatchHub({
       source: {
-        eventsAfter: (after, limit) => this.r.rowsAfter.all(after, limit).map(toWatchEvent),
+        eventsAfter: (after, limit) => this.r.rowsAfter.all(after, this.readableRevision(), limit).map(toWatchEvent),
         eventsUnder: (prefix, after, upTo, limit) =>
           (upTo - after > WIDE_REPLAY_WINDOW ? this.r.rowsUnderByName : this.r.rowsUnder).all({ after, upTo, lo: prefix, hi: prefix + KEY_END, limit }).map(toWatchEvent),
         compactRevision: () => this.r.header.get()!.compact,
@@ -154,17 +215,6 @@ class SqliteBackend implements SqliteBackendHandle {
       pollIntervalMs: options.pollIntervalMs,
       pageSize: options.replayPageSize,
     });
-    this.writes = new GroupCommit({
-      db: writer,
-      statements: this.w,
-      onCommit: (events) => this.hub.publish(events),
-      translate: translateSqliteError,
-      onCommitted: options.onBatchCommitted,
-    });
-  }
-
-  writerSynchronous(): number {
-    return this.writer.pragma('synchronous', { simple: true }) as number;
   }
 
   async currentRevision(): Promise<number> {
@@ -178,7 +228,10 @@ class SqliteBackend implements SqliteBackendHandle {
   async get(key: string, opts?: { revision?: number }): Promise<KeyValue | undefined> {
     const revision = opts?.revision ?? 0;
     const row = this.read('get', () => {
-      if (revision <= 0) return this.r.latest.get(key);
+      if (revision <= 0) {
+        const readable = this.readableRevision();
+        return readable === Number.MAX_SAFE_INTEGER ? this.r.latest.get(key) : this.r.latestAt.get(key, readable);
+      }
       this.checkReadable(revision, this.header());
       return this.r.latestAt.get(key, revision);
     });
@@ -314,7 +367,8 @@ class SqliteBackend implements SqliteBackendHandle {
 
   close(): Promise<void> {
     this.closing ??= (async () => {
-      this.writes.close();
+      await this.writes.close();
+      await this.wal?.close();
       this.hub.close();
       this.reader.close();
       this.writer.close();
@@ -342,8 +396,17 @@ class SqliteBackend implements SqliteBackendHandle {
     return { value: latest && !latest.deleted ? { ok: false, current: toKeyValue(key, latest) } : { ok: false } };
   }
 
+  /** The current revision as readers see it: below the first write still waiting for its fsync. */
   private header(): { current: number; compact: number } {
-    return this.r.header.get()!;
+    const header = this.r.header.get()!;
+    header.current = Math.min(header.current, this.readableRevision());
+    return header;
+  }
+
+  /** The newest revision readers may see: everything acknowledged, nothing a power loss could still take back. */
+  private readableRevision(): number {
+    const unsynced = this.writes.unsyncedFrom();
+    return unsynced === undefined ? Number.MAX_SAFE_INTEGER : unsynced - 1;
   }
 
   private checkReadable(revision: number, header: { current: number; compact: number }): void {
