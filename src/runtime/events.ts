@@ -12,6 +12,7 @@
  *   update `count` and `lastTimestamp` of the Event already written instead of adding another.
  */
 import { ApiException, CoreV1Api, Observable, setHeaderOptions, type ConfigurationOptions, type CoreV1Event, type RequestContext, type ResponseContext, type KubeConfig, type V1ObjectReference } from '@kubernetes/client-node';
+import { formatTimestamp } from '../api/time.ts';
 import { realClock, type Clock } from './clock.ts';
 
 /** Any object an Event can be about; cache entries (read-only) included. */
@@ -145,7 +146,7 @@ export function eventName(objectName: string, wallMs: number = Date.now()): stri
 /** metav1.Time is whole seconds on the wire (RFC 3339, `Z`); client-node would send milliseconds. */
 class SecondsTime extends Date {
   override toISOString(): string {
-    return super.toISOString().replace(/\.\d{3}Z$/, 'Z');
+    return formatTimestamp(this);
   }
 }
 

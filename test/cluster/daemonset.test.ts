@@ -7,6 +7,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { V1DaemonSet, V1Node, V1Pod, V1Taint } from '@kubernetes/client-node';
+import { formatTimestamp } from '../../src/api/time.ts';
 import { createDaemonSetController } from '../../src/cluster/daemonset/controller.ts';
 import type { ApiClient } from '../../src/runtime/client.ts';
 import { resources } from '../../src/runtime/resources.ts';
@@ -43,7 +44,6 @@ describe('daemonset controller on a real API server', () => {
   let ts: TestServer;
   let client: ApiClient;
 
-  const now = () => new Date().toISOString().replace(/\.\d+Z$/, 'Z');
   const targetOf = (p: V1Pod): string | undefined =>
     p.spec?.nodeName ?? p.spec?.affinity?.nodeAffinity?.requiredDuringSchedulingIgnoredDuringExecution?.nodeSelectorTerms[0]?.matchFields?.[0]?.values?.[0];
   const livePods = async (app: string): Promise<V1Pod[]> =>
@@ -51,7 +51,7 @@ describe('daemonset controller on a real API server', () => {
   const placed = async (app: string): Promise<string[]> => (await livePods(app)).map((p) => targetOf(p) ?? '?').sort();
   const isReady = (p: V1Pod) => (p.status?.conditions ?? []).some((c) => c.type === 'Ready' && c.status === 'True');
   const markReady = (p: V1Pod) =>
-    client.patch(resources.pods, NS, p.metadata!.name!, { status: { phase: 'Running', conditions: [{ type: 'Ready', status: 'True', lastTransitionTime: now() }] } }, { subresource: 'status' }).catch(() => undefined);
+    client.patch(resources.pods, NS, p.metadata!.name!, { status: { phase: 'Running', conditions: [{ type: 'Ready', status: 'True', lastTransitionTime: formatTimestamp() }] } }, { subresource: 'status' }).catch(() => undefined);
   const getDs = (name: string) => client.get<V1DaemonSet>(resources.daemonSets, NS, name);
 
   function kubelet(app: string): () => Promise<void> {

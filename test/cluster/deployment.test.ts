@@ -7,6 +7,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { CoreV1Event, V1Deployment, V1Pod, V1ReplicaSet } from '@kubernetes/client-node';
+import { formatTimestamp } from '../../src/api/time.ts';
 import { createDeploymentController } from '../../src/cluster/deployment/controller.ts';
 import { createReplicaSetController } from '../../src/cluster/replicaset/controller.ts';
 import type { ApiClient } from '../../src/runtime/client.ts';
@@ -50,14 +51,13 @@ describe('deployment controller on a real API server', () => {
   let ts: TestServer;
   let client: ApiClient;
 
-  const now = () => new Date().toISOString().replace(/\.\d+Z$/, 'Z');
   const livePods = async (app: string): Promise<V1Pod[]> =>
     (await client.list<V1Pod>(resources.pods, NS, { labelSelector: `app=${app}` })).items.filter((p) => !p.metadata?.deletionTimestamp);
   const replicaSetsOf = async (app: string): Promise<V1ReplicaSet[]> => (await client.list<V1ReplicaSet>(resources.replicaSets, NS, { labelSelector: `app=${app}` })).items;
   const getDeployment = (name: string) => client.get<V1Deployment>(resources.deployments, NS, name);
   const isReady = (p: V1Pod) => (p.status?.conditions ?? []).some((c) => c.type === 'Ready' && c.status === 'True');
   const markReady = (p: V1Pod) =>
-    client.patch(resources.pods, NS, p.metadata!.name!, { status: { phase: 'Running', conditions: [{ type: 'Ready', status: 'True', lastTransitionTime: now() }] } }, { subresource: 'status' }).catch(() => undefined);
+    client.patch(resources.pods, NS, p.metadata!.name!, { status: { phase: 'Running', conditions: [{ type: 'Ready', status: 'True', lastTransitionTime: formatTimestamp() }] } }, { subresource: 'status' }).catch(() => undefined);
   const eventsOf = async (name: string, reason: string): Promise<string[]> =>
     (await client.list<CoreV1Event>(resources.events, NS)).items.filter((e) => e.involvedObject?.name === name && e.reason === reason).map((e) => e.message ?? '');
   const setImage = (name: string, image: string) => client.patch(resources.deployments, NS, name, { spec: { template: { spec: { containers: [{ name: 'c', image }] } } } }, { type: 'strategic' });

@@ -6,6 +6,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { CoreV1Event, V1Pod, V1ReplicaSet } from '@kubernetes/client-node';
+import { formatTimestamp } from '../../src/api/time.ts';
 import { createReplicaSetController } from '../../src/cluster/replicaset/controller.ts';
 import type { ApiClient } from '../../src/runtime/client.ts';
 import { resources } from '../../src/runtime/resources.ts';
@@ -36,7 +37,7 @@ describe('replicaset controller on a real API server', () => {
   const events = async (name: string, reason: string): Promise<string[]> =>
     (await client.list<CoreV1Event>(resources.events, NS)).items.filter((e) => e.involvedObject?.name === name && e.reason === reason).map((e) => e.message ?? '');
   const markReady = (pod: V1Pod) =>
-    client.patch(resources.pods, NS, pod.metadata!.name!, { status: { phase: 'Running', conditions: [{ type: 'Ready', status: 'True', lastTransitionTime: new Date().toISOString().replace(/\.\d+Z$/, 'Z') }] } }, { subresource: 'status' });
+    client.patch(resources.pods, NS, pod.metadata!.name!, { status: { phase: 'Running', conditions: [{ type: 'Ready', status: 'True', lastTransitionTime: formatTimestamp() }] } }, { subresource: 'status' });
 
   before(async () => {
     cluster = await startControllers({ userAgent: 'replicaset-test', eventsAs: 'replicaset-controller' }, (ctx) => [createReplicaSetController(ctx)]);

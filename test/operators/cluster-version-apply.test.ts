@@ -10,6 +10,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { KubeConfig, type KubernetesObject, type V1ConfigMap, type V1Deployment, type V1OwnerReference } from '@kubernetes/client-node';
 import { ClusterOperator } from '../../src/api/config/cluster-operator.ts';
+import { formatTimestamp } from '../../src/api/time.ts';
 import { applyManifest, checkHealth, type HealthResult } from '../../src/operators/cluster-version/apply/index.ts';
 import { ApiClient } from '../../src/runtime/client.ts';
 import { resources, type ResourceRef } from '../../src/runtime/resources.ts';
@@ -257,7 +258,7 @@ describe('CVO apply and health on a real API server', { timeout: 120_000 }, () =
 
     const report = async (version: string, degraded = 'False') => {
       const live = await client.get<KubernetesObject>(clusterOperators, undefined, 'machine-api');
-      const at = new Date().toISOString().replace(/\.\d+Z$/, 'Z');
+      const at = formatTimestamp();
       const conditions = [
         { type: 'Available', status: 'True', lastTransitionTime: at },
         { type: 'Progressing', status: 'False', lastTransitionTime: at },

@@ -1,6 +1,7 @@
 /** The decisions behind the `kubernetes` Service: which replicas are live, and what to repair. */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import { formatMicroTime } from '../../api/time.ts';
 import type { KubeObject } from '../registry/resource.ts';
 import { desiredService, desiredSubsets, ENDPOINT_ANNOTATION, IDENTITY_LABEL, leaseName, liveReplicas, repairService } from './kubernetes-service.ts';
 
@@ -9,7 +10,7 @@ const NOW = Date.parse('2026-11-25T12:00:00Z');
 function lease(endpoint: string, renewedSecondsAgo: number, o: { duration?: number; label?: string } = {}) {
   return {
     metadata: { name: leaseName(endpoint.split(':')[0]!, Number(endpoint.split(':')[1])), labels: { [IDENTITY_LABEL]: o.label ?? 'kube-apiserver' }, annotations: { [ENDPOINT_ANNOTATION]: endpoint } },
-    spec: { leaseDurationSeconds: o.duration ?? 30, renewTime: new Date(NOW - renewedSecondsAgo * 1000).toISOString().replace('Z', '000Z') },
+    spec: { leaseDurationSeconds: o.duration ?? 30, renewTime: formatMicroTime(NOW - renewedSecondsAgo * 1000) },
   };
 }
 

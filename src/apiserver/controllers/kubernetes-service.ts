@@ -12,6 +12,7 @@
  */
 import { createHash, randomUUID } from 'node:crypto';
 import { isDeepStrictEqual } from 'node:util';
+import { formatMicroTime } from '../../api/time.ts';
 import { ApiError } from '../errors.ts';
 import type { ResourceRegistry } from '../registry/registry.ts';
 import type { KubeObject, ResourceDefinition } from '../registry/resource.ts';
@@ -50,10 +51,6 @@ export interface KubernetesServiceOptions {
 
 export function leaseName(address: string, port: number): string {
   return `apiserver-${createHash('sha256').update(`${address}:${port}`).digest('hex').slice(0, 16)}`;
-}
-
-function microTime(ms: number): string {
-  return new Date(ms).toISOString().replace(/Z$/, '000Z');
 }
 
 /** The replicas whose leases are still current at `nowMs`. */
@@ -217,7 +214,7 @@ export class KubernetesServiceReconciler {
 
   private async renewLease(): Promise<void> {
     const def = this.def('coordination.k8s.io', 'leases');
-    const now = microTime(this.now());
+    const now = formatMicroTime(this.now());
     const fields = (l: KubeObject): KubeObject => {
       l.metadata.labels = { ...(l.metadata.labels ?? {}), [IDENTITY_LABEL]: 'kube-apiserver' };
       l.metadata.annotations = { ...(l.metadata.annotations ?? {}), [ENDPOINT_ANNOTATION]: `${this.o.advertiseAddress}:${this.o.port}` };

@@ -1,10 +1,10 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import { formatTimestamp } from '../../api/time.ts';
 import { calculateStatus, deploymentComplete, deploymentTimedOut, progressRecheckMs, rolloutStatus, setCondition } from './status.ts';
 import type { Deployment, DeploymentStatus, ReplicaSet } from './types.ts';
 
 const NOW = Date.parse('2024-06-01T12:00:00Z');
-const ts = (ms: number) => new Date(ms).toISOString().replace(/\.\d+Z$/, 'Z');
 
 function deployment(status: Partial<DeploymentStatus> = {}, spec: { replicas?: number; progressDeadlineSeconds?: number } = {}): Deployment {
   return {
@@ -21,7 +21,7 @@ const rs = (name: string, replicas: number, s: { replicas?: number; ready?: numb
       replicas: s.replicas ?? replicas,
       readyReplicas: s.ready ?? 0,
       availableReplicas: s.available ?? 0,
-      conditions: s.failure ? [{ type: 'ReplicaFailure', status: 'True', reason: 'FailedCreate', message: s.failure, lastTransitionTime: ts(NOW) }] : undefined,
+      conditions: s.failure ? [{ type: 'ReplicaFailure', status: 'True', reason: 'FailedCreate', message: s.failure, lastTransitionTime: formatTimestamp(NOW) }] : undefined,
     },
   }) as unknown as ReplicaSet;
 
@@ -53,16 +53,16 @@ describe('Deployment status', () => {
   });
 
   it('refreshes lastUpdateTime on progress but keeps lastTransitionTime', () => {
-    const earlier = ts(NOW - 60_000);
+    const earlier = formatTimestamp(NOW - 60_000);
     const d = deployment({ replicas: 3, updatedReplicas: 1, conditions: [{ type: 'Progressing', status: 'True', reason: 'ReplicaSetUpdated', message: 'x', lastUpdateTime: earlier, lastTransitionTime: earlier }] });
     const newRS = rs('web-2', 2, { replicas: 2 });
     const s = rolloutStatus(d, [rs('web-1', 2), newRS], newRS, NOW);
     const p = s.conditions?.find((c) => c.type === 'Progressing');
-    assert.deepEqual([p?.reason, p?.lastUpdateTime, p?.lastTransitionTime, p?.message], ['ReplicaSetUpdated', ts(NOW), earlier, 'ReplicaSet "web-2" is progressing.']);
+    assert.deepEqual([p?.reason, p?.lastUpdateTime, p?.lastTransitionTime, p?.message], ['ReplicaSetUpdated', formatTimestamp(NOW), earlier, 'ReplicaSet "web-2" is progressing.']);
   });
 
   it('times out after progressDeadlineSeconds without progress, and schedules the check', () => {
-    const since = ts(NOW - 30_000);
+    const since = formatTimestamp(NOW - 30_000);
     const d = deployment({ replicas: 3, updatedReplicas: 1, conditions: [{ type: 'Progressing', status: 'True', reason: 'ReplicaSetUpdated', message: 'x', lastUpdateTime: since, lastTransitionTime: since }] }, { progressDeadlineSeconds: 60 });
     const newRS = rs('web-2', 1);
     const stalled = rolloutStatus(d, [rs('web-1', 2), newRS], newRS, NOW);

@@ -8,6 +8,7 @@
  * started controller gives every node a full grace period.
  */
 import type { V1Lease, V1Node, V1NodeCondition, V1Pod, V1Taint } from '@kubernetes/client-node';
+import { formatTimestamp } from '../../api/time.ts';
 import { isNotFound } from '../../runtime/client.ts';
 import type { ControllerContext } from '../../runtime/context.ts';
 import { Controller } from '../../runtime/controller.ts';
@@ -21,7 +22,6 @@ export interface NodeLifecycleOptions {
 }
 
 const BY_NODE = 'spec.nodeName';
-const rfc3339 = (ms: number): string => new Date(ms).toISOString().replace(/\.\d{3}Z$/, 'Z');
 
 export function createNodeLifecycleController(ctx: ControllerContext, opts: NodeLifecycleOptions): Controller {
   const nodes = ctx.informers.informer<V1Node>(resources.nodes);
@@ -46,13 +46,13 @@ export function createNodeLifecycleController(ctx: ControllerContext, opts: Node
   const setTaints = async (node: DeepReadonly<V1Node>, want: { key: string; effect: string }[], drop: string[]): Promise<void> => {
     const current = (node.spec?.taints ?? []) as V1Taint[];
     const kept = current.filter((t) => !drop.includes(t.key) || want.some((w) => w.key === t.key && w.effect === t.effect));
-    const added = want.filter((w) => !kept.some((t) => t.key === w.key && t.effect === w.effect)).map((w) => ({ ...w, timeAdded: rfc3339(ctx.clock.now()) }) as unknown as V1Taint);
+    const added = want.filter((w) => !kept.some((t) => t.key === w.key && t.effect === w.effect)).map((w) => ({ ...w, timeAdded: formatTimestamp(ctx.clock.now()) }) as unknown as V1Taint);
     if (!added.length && kept.length === current.length) return;
     await ctx.client.update(resources.nodes, { ...(node as V1Node), spec: { ...(node.spec as V1Node['spec']), taints: [...kept, ...added] } });
   };
 
   const markUnknown = async (node: DeepReadonly<V1Node>): Promise<void> => {
-    const t = rfc3339(ctx.clock.now());
+    const t = formatTimestamp(ctx.clock.now());
     const conditions = (node.status?.conditions ?? []).map((c) =>
       c.status === 'Unknown' ? (c as V1NodeCondition) : ({ ...c, status: 'Unknown', reason: 'NodeStatusUnknown', message: 'Kubelet stopped posting node status.', lastTransitionTime: t } as unknown as V1NodeCondition),
     );

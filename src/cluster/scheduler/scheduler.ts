@@ -14,6 +14,7 @@
  * pod affinity) a pod is placed.
  */
 import type { V1Namespace, V1Node, V1Pod } from '@kubernetes/client-node';
+import { formatTimestamp } from '../../api/time.ts';
 import { isConflict, isNotFound } from '../../runtime/client.ts';
 import { objectKey } from '../../runtime/cache.ts';
 import type { Cancel } from '../../runtime/clock.ts';
@@ -54,11 +55,6 @@ function schedulingFields(n: Node): string {
 /** What the filters read of a pending pod (its status is the scheduler's own output). */
 function schedulingInput(p: Pod): string {
   return JSON.stringify([p.spec, p.metadata?.labels]);
-}
-
-/** metav1.Time: RFC 3339 in whole seconds. */
-function timestamp(): string {
-  return new Date().toISOString().replace(/\.\d{3}Z$/, 'Z');
 }
 
 function podRef(pod: Pod) {
@@ -210,7 +206,7 @@ export function createScheduler(ctx: ControllerContext, options: SchedulerOption
   async function markUnschedulable(pod: Pod, reason: string, message: string): Promise<void> {
     const current = pod.status?.conditions?.find((c) => c.type === 'PodScheduled');
     if (current?.status === 'False' && current.reason === reason && current.message === message) return;
-    const lastTransitionTime = current?.status === 'False' && current.lastTransitionTime ? current.lastTransitionTime : timestamp();
+    const lastTransitionTime = current?.status === 'False' && current.lastTransitionTime ? current.lastTransitionTime : formatTimestamp();
     const patch = { status: { conditions: [{ type: 'PodScheduled', status: 'False', reason, message, lastProbeTime: null, lastTransitionTime }] } };
     try {
       await ctx.client.patch(resources.pods, pod.metadata?.namespace, pod.metadata?.name ?? '', patch, { type: 'strategic', subresource: 'status' });

@@ -3,6 +3,7 @@
  * holderIdentity and leaseDurationSeconds from the kubelet, renewTime now, and the Node as owner
  * so that deleting the Node garbage-collects its Lease.
  */
+import { formatMicroTime } from '../../api/time.ts';
 import { isNotFound, type ApiClient } from '../../runtime/client.ts';
 
 /** What the kubelet wants renewed for its node. */
@@ -18,18 +19,13 @@ export interface NodeLease {
 const LEASE = { group: 'coordination.k8s.io', version: 'v1', resource: 'leases', kind: 'Lease', namespaced: true } as const;
 const NODE_LEASE_NAMESPACE = 'kube-node-lease';
 
-/** MicroTime, as the Lease API has it: RFC 3339 with microseconds. */
-function microTime(d = new Date()): string {
-  return d.toISOString().replace(/Z$/, '000Z');
-}
-
 /**
  * Renews (or creates) the Lease. `ownerWritten` is the Node uid a previous renewal already wrote
  * as owner: the owner reference is sent only when it changes. Resolves with the owner uid the
  * Lease now carries.
  */
 export async function renewNodeLease(client: ApiClient, lease: NodeLease, ownerWritten: string | undefined): Promise<string | undefined> {
-  const spec = { holderIdentity: lease.nodeName, leaseDurationSeconds: lease.durationSeconds, renewTime: microTime() };
+  const spec = { holderIdentity: lease.nodeName, leaseDurationSeconds: lease.durationSeconds, renewTime: formatMicroTime() };
   const uid = lease.nodeUid;
   const owner = uid ? { ownerReferences: [{ apiVersion: 'v1', kind: 'Node', name: lease.nodeName, uid }] } : undefined;
   try {

@@ -6,6 +6,7 @@
  */
 import type { V1Node, V1NodeCondition, V1Taint } from '@kubernetes/client-node';
 import { quantityMilliValue } from '../../api/quantity.ts';
+import { formatTimestamp } from '../../api/time.ts';
 import type { KubeletConfig } from './kubelet-config.ts';
 
 export interface NodeIdentity {
@@ -46,10 +47,8 @@ function allocatable(id: NodeIdentity, cfg: KubeletConfig): Record<string, strin
   return { cpu: `${cpu}m`, memory: `${Math.floor(mem / 1024)}Ki`, pods: String(cfg.maxPods), 'ephemeral-storage': '100Gi' };
 }
 
-const now = (): string => new Date().toISOString().replace(/\.\d{3}Z$/, 'Z');
-
 export function nodeStatus(id: NodeIdentity, cfg: KubeletConfig, ready: { ok: boolean; reason: string; message: string }, previous?: V1Node): V1Node['status'] {
-  const t = now();
+  const t = formatTimestamp();
   const cond = (type: string, status: string, reason: string, message: string): V1NodeCondition => {
     const old = previous?.status?.conditions?.find((c) => c.type === type);
     return { type, status, reason, message, lastHeartbeatTime: t as never, lastTransitionTime: (old?.status === status ? old.lastTransitionTime : t) as never };

@@ -9,6 +9,7 @@ import { mkdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Logger } from 'pino';
 import type { V1Container, V1ContainerStatus, V1Pod, V1PodCondition, V1PodStatus, V1Probe } from '@kubernetes/client-node';
+import { formatTimestamp } from '../../api/time.ts';
 import type { ApiClient } from '../../runtime/client.ts';
 import { isNotFound } from '../../runtime/client.ts';
 import type { EventSink } from '../../runtime/context.ts';
@@ -56,8 +57,6 @@ interface ContainerState {
   waitingReason?: string;
   waitingMessage?: string;
 }
-
-const now = (): string => new Date().toISOString().replace(/\.\d{3}Z$/, 'Z');
 
 function stopProbes(s: ContainerState): void {
   s.readiness?.stop();
@@ -255,7 +254,7 @@ export class PodWorker {
         return false;
       }
     }
-    this.startTime ??= now();
+    this.startTime ??= formatTimestamp();
     this.prepared = true;
     this.preparedFor = volumesKey;
     return true;
@@ -344,7 +343,7 @@ export class PodWorker {
     s.waitingReason = undefined;
     s.waitingMessage = undefined;
     s.containerID = `shipyard://${randomBytes(16).toString('hex')}`;
-    s.startedAt = now();
+    s.startedAt = formatTimestamp();
     s.ready = !c.readinessProbe;
     s.started = !c.startupProbe;
     this.event('Normal', 'Created', `Created container ${c.name}`);
@@ -510,7 +509,7 @@ export class PodWorker {
       started: Boolean(s.running && s.started),
     } as V1ContainerStatus;
     if (s.containerID) st.containerID = s.containerID;
-    const term = (t: NonNullable<ContainerState['terminated']>) => ({ exitCode: t.exit.exitCode, reason: t.exit.reason, ...(t.exit.message ? { message: t.exit.message } : {}), ...(t.startedAt ? { startedAt: t.startedAt } : {}), finishedAt: t.exit.finishedAt.toISOString().replace(/\.\d{3}Z$/, 'Z'), ...(t.containerID ? { containerID: t.containerID } : {}) });
+    const term = (t: NonNullable<ContainerState['terminated']>) => ({ exitCode: t.exit.exitCode, reason: t.exit.reason, ...(t.exit.message ? { message: t.exit.message } : {}), ...(t.startedAt ? { startedAt: t.startedAt } : {}), finishedAt: formatTimestamp(t.exit.finishedAt), ...(t.containerID ? { containerID: t.containerID } : {}) });
     if (s.running) st.state = { running: { startedAt: s.startedAt } } as never;
     else if (s.waitingReason) st.state = { waiting: { reason: s.waitingReason, ...(s.waitingMessage ? { message: s.waitingMessage } : {}) } };
     else if (s.terminated) st.state = { terminated: term(s.terminated) } as never;
@@ -556,7 +555,7 @@ export class PodWorker {
     const cond = (type: string, ok: boolean, reason?: string): V1PodCondition => {
       const old = prev.conditions?.find((c) => c.type === type);
       const status = ok ? 'True' : 'False';
-      return { type, status, lastProbeTime: null as never, lastTransitionTime: (old?.status === status ? old.lastTransitionTime : now()) as never, ...(ok || !reason ? {} : { reason }) };
+      return { type, status, lastProbeTime: null as never, lastTransitionTime: (old?.status === status ? old.lastTransitionTime : formatTimestamp()) as never, ...(ok || !reason ? {} : { reason }) };
     };
     const status: V1PodStatus = {
       phase,
