@@ -4,7 +4,7 @@
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { FakeClock, realClock } from './clock.ts';
+import { FAKE_WALL_START, FakeClock, realClock } from './clock.ts';
 
 describe('runtime/clock', () => {
   it('runs due timers in due order, ties in scheduling order, with now() at each due time', () => {
@@ -42,6 +42,20 @@ describe('runtime/clock', () => {
     assert.equal(c.pending(), 0);
   });
 
+  it('keeps wall time apart from monotonic time: it advances with advance(), and setWall steps only it', () => {
+    const c = new FakeClock(1000);
+    assert.equal(c.wallNow(), FAKE_WALL_START);
+    c.advance(1500);
+    assert.equal(c.wallNow(), FAKE_WALL_START + 1500);
+    let firedAt: number | undefined;
+    c.setTimeout(() => (firedAt = c.wallNow()), 100);
+    c.setWall(Date.parse('2030-06-01T00:00:00Z'));
+    assert.equal(c.now(), 2500, 'a wall-clock step does not move monotonic time');
+    c.advance(100);
+    assert.equal(firedAt, Date.parse('2030-06-01T00:00:00.100Z'));
+    assert.equal(new FakeClock(0, { wall: new Date('2026-11-25T12:00:00Z') }).wallNow(), Date.parse('2026-11-25T12:00:00Z'));
+  });
+
   it('the real clock fires and cancels', async () => {
     const t0 = realClock.now();
     await new Promise<void>((resolve) => realClock.setTimeout(resolve, 1));
@@ -50,5 +64,6 @@ describe('runtime/clock', () => {
     realClock.setTimeout(() => (ran = true), 1)();
     await new Promise<void>((resolve) => realClock.setTimeout(resolve, 5));
     assert.equal(ran, false);
+    assert.ok(Math.abs(realClock.wallNow() - Date.now()) < 1000);
   });
 });

@@ -4,6 +4,12 @@
  * time forward explicitly instead of sleeping (style example 14; client-go's workqueue tests
  * do the same with a fake clock). `realClock` is what production code gets by default;
  * `FakeClock` is for tests.
+ *
+ * A clock has two readings. `now()` is monotonic, for intervals: backoffs, deadlines, rates.
+ * `wallNow()` is calendar time, for what is written down as a time or compared with one read
+ * from an object (a condition's lastTransitionTime, a taint's timeAdded, an Event's timestamps).
+ * Taking wall time from the clock too lets a test fix the timestamps a controller writes
+ * (issue 13, item 9).
  */
 
 /** Cancels a pending timer; calling it after the timer has fired, or twice, is harmless. */
@@ -12,6 +18,8 @@ export type Cancel = () => void;
 export interface Clock {
   /** Milliseconds on a monotonic scale: good for intervals, not a wall-clock timestamp. */
   now(): number;
+  /** Wall-clock time in ms since the Unix epoch: for timestamps; it can step, so never for an interval. */
+  wallNow(): number;
   setTimeout(fn: () => void, ms: number): Cancel;
 }
 
@@ -22,11 +30,15 @@ export const realClock: Clock = {
   // performance.now rather than Date.now: a wall-clock step (NTP, a laptop waking) must not
   // turn a 5 ms backoff into an hour, or refill a token bucket all at once.
   now: () => performance.now(),
+  wallNow: () => Date.now(),
   setTimeout(fn, ms) {
     const t = setTimeout(fn, Math.min(Math.max(0, ms), MAX_TIMER_MS));
     return () => clearTimeout(t);
   },
 };
+
+/** Where a FakeClock's wall time starts unless told otherwise: a fixed instant, so what a test writes is reproducible. */
+export const FAKE_WALL_START = Date.parse('2024-01-01T00:00:00Z');
 
 interface FakeTimer {
   readonly due: number;
@@ -41,18 +53,32 @@ interface FakeTimer {
  * each timer's due time while it runs, so a timer scheduled by another timer inside the window
  * also runs. Promise continuations triggered by those timers run afterwards, as microtasks;
  * tests that wait on them must yield (e.g. `await new Promise(setImmediate)`) after advancing.
+ *
+ * Its wall time starts at `options.wall` (default `FAKE_WALL_START`) and moves with `advance`;
+ * `setWall` steps it, as NTP or a laptop waking would, without touching `now()` or the timers.
  */
 export class FakeClock implements Clock {
   private current: number;
+  /** Wall time minus monotonic time. */
+  private wallOffset: number;
   private seq = 0;
   private readonly timers = new Set<FakeTimer>();
 
-  constructor(start = 0) {
+  constructor(start = 0, options: { wall?: Date | number } = {}) {
     this.current = start;
+    this.wallOffset = Number(options.wall ?? FAKE_WALL_START) - start;
   }
 
   now(): number {
     return this.current;
+  }
+
+  wallNow(): number {
+    return this.current + this.wallOffset;
+  }
+
+  setWall(at: Date | number): void {
+    this.wallOffset = Number(at) - this.current;
   }
 
   setTimeout(fn: () => void, ms: number): Cancel {

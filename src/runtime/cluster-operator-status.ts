@@ -25,7 +25,7 @@ export interface OperatorStatusReport {
 }
 
 /** Writes the report; returns true when something was written. */
-export async function reportClusterOperatorStatus(client: ApiClient, name: string, report: OperatorStatusReport, now: Date = new Date()): Promise<boolean> {
+export async function reportClusterOperatorStatus(client: ApiClient, name: string, report: OperatorStatusReport, now: Date | number = new Date()): Promise<boolean> {
   for (let attempt = 0; attempt < 3; attempt++) {
     let co: ClusterOperator;
     try {

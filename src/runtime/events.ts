@@ -150,10 +150,6 @@ class SecondsTime extends Date {
   }
 }
 
-function timeNow(): string {
-  return new SecondsTime().toISOString();
-}
-
 function involvedObject(obj: ObjectRefLike): V1ObjectReference {
   const m = obj.metadata ?? {};
   const ref: V1ObjectReference = { apiVersion: obj.apiVersion, kind: obj.kind, name: m.name };
@@ -355,8 +351,9 @@ export function createEventRecorder(opts: EventRecorderOptions): EventRecorder &
         const namespace = ref.namespace ?? 'default';
         const objectKey = [source.component, opts.host ?? '', ref.apiVersion, ref.kind, namespace, objName, ref.uid ?? ''].join('\u0000');
         if (!spam.allow(objectKey)) return;
-        const now = timeNow();
-        const c = correlator.record([objectKey, type, reason, message].join('\u0000'), now, () => eventName(objName));
+        const wallMs = clock.wallNow();
+        const now = formatTimestamp(wallMs);
+        const c = correlator.record([objectKey, type, reason, message].join('\u0000'), now, () => eventName(objName, wallMs));
         const event: CoreV1Event = {
           apiVersion: 'v1',
           kind: 'Event',

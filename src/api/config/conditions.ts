@@ -35,7 +35,7 @@ export function isConditionFalse(conditions: readonly { readonly type: string; r
  * transition time; an existing one keeps its place and its transition time unless the status
  * changed. Reason and message are replaced as given (an omitted one is removed).
  */
-export function setCondition<C extends ConditionLike>(conditions: readonly C[] | undefined, update: ConditionUpdate<C>, now: Date | string = new Date()): C[] {
+export function setCondition<C extends ConditionLike>(conditions: readonly C[] | undefined, update: ConditionUpdate<C>, now: Date | number | string = new Date()): C[] {
   const at = typeof now === 'string' ? now : formatTimestamp(now);
   const list = [...(conditions ?? [])];
   const i = list.findIndex((c) => c.type === update.type);
@@ -48,7 +48,7 @@ export function setCondition<C extends ConditionLike>(conditions: readonly C[] |
 }
 
 /** `setCondition` for several updates in order. */
-export function setConditions<C extends ConditionLike>(conditions: readonly C[] | undefined, updates: readonly ConditionUpdate<C>[], now: Date | string = new Date()): C[] {
+export function setConditions<C extends ConditionLike>(conditions: readonly C[] | undefined, updates: readonly ConditionUpdate<C>[], now: Date | number | string = new Date()): C[] {
   let list = [...(conditions ?? [])];
   for (const u of updates) list = setCondition(list, u, now);
   return list;

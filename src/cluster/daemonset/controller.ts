@@ -36,8 +36,6 @@ export interface DaemonSetControllerOptions {
   expectationsTtlMs?: number;
   /** Delay before replacing a failed daemon pod on the same node again: 1 s doubling to 15 min by default. */
   failedPodBackoff?: { initialMs?: number; maxMs?: number };
-  /** Wall clock in ms (minReadySeconds); default Date.now. */
-  now?: () => number;
   /** How long a pod's progress (phase, readiness) may wait to be counted in the status; default 1 s. */
   statusBatchMs?: number;
 }
@@ -71,7 +69,7 @@ export function createDaemonSetController(ctx: ControllerContext, options: Daemo
       burstReplicas: options.burstReplicas ?? 250,
       placementMode: options.placement ?? 'affinity',
       clock: ctx.clock,
-      now: options.now ?? Date.now,
+      now: () => ctx.clock.wallNow(),
       failedPodBackoff: { initialMs: options.failedPodBackoff?.initialMs ?? 1000, maxMs: options.failedPodBackoff?.maxMs ?? 15 * 60_000 },
     })),
   });

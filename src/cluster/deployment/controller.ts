@@ -20,8 +20,6 @@ import { makeDeploymentReconcile } from './sync.ts';
 export interface DeploymentControllerOptions {
   /** Concurrent reconciles (kube's --concurrent-deployment-syncs); default 5. */
   workers?: number;
-  /** Wall clock in ms (condition times, progress deadlines); default Date.now. */
-  now?: () => number;
 }
 
 const NAME = 'deployment';
@@ -41,7 +39,7 @@ export function createDeploymentController(ctx: ControllerContext, options: Depl
     observer: ctx.metrics?.forController(NAME),
     // A conflict only means the cache was behind; the retry reads the newer object.
     onError: (r) => logger[isConflict(r.error) ? 'debug' : 'warn']({ key: r.key, err: String(r.error) }, 'sync failed'),
-    reconcile: invalidSpecIsTerminal(makeDeploymentReconcile({ client: ctx.client, recorder: ctx.recorder, deployments, replicaSets, pods, now: options.now ?? Date.now })),
+    reconcile: invalidSpecIsTerminal(makeDeploymentReconcile({ client: ctx.client, recorder: ctx.recorder, deployments, replicaSets, pods, now: () => ctx.clock.wallNow() })),
   });
   controller.watch(deployments);
 

@@ -25,8 +25,8 @@ export function createDisruptionController(ctx: ControllerContext): Controller {
       const pdb = budgets.store.get(key);
       if (!pdb) return;
       const namespace = pdb.metadata?.namespace ?? '';
-      // Wall time: disruptedPods holds timestamps (the context clock is monotonic, not calendar time).
-      const now = Date.now();
+      // Wall time: disruptedPods holds timestamps.
+      const now = ctx.clock.wallNow();
       const status = budgetStatus(pdb, pods.store.byIndex(NAMESPACE_INDEX, namespace), now);
       if (!isDeepStrictEqual(JSON.parse(JSON.stringify(status)), JSON.parse(JSON.stringify(pdb.status ?? {})))) {
         try {

@@ -46,13 +46,13 @@ export function createNodeLifecycleController(ctx: ControllerContext, opts: Node
   const setTaints = async (node: DeepReadonly<V1Node>, want: { key: string; effect: string }[], drop: string[]): Promise<void> => {
     const current = (node.spec?.taints ?? []) as V1Taint[];
     const kept = current.filter((t) => !drop.includes(t.key) || want.some((w) => w.key === t.key && w.effect === t.effect));
-    const added = want.filter((w) => !kept.some((t) => t.key === w.key && t.effect === w.effect)).map((w) => ({ ...w, timeAdded: formatTimestamp(ctx.clock.now()) }) as unknown as V1Taint);
+    const added = want.filter((w) => !kept.some((t) => t.key === w.key && t.effect === w.effect)).map((w) => ({ ...w, timeAdded: formatTimestamp(ctx.clock.wallNow()) }) as unknown as V1Taint);
     if (!added.length && kept.length === current.length) return;
     await ctx.client.update(resources.nodes, { ...(node as V1Node), spec: { ...(node.spec as V1Node['spec']), taints: [...kept, ...added] } });
   };
 
   const markUnknown = async (node: DeepReadonly<V1Node>): Promise<void> => {
-    const t = formatTimestamp(ctx.clock.now());
+    const t = formatTimestamp(ctx.clock.wallNow());
     const conditions = (node.status?.conditions ?? []).map((c) =>
       c.status === 'Unknown' ? (c as V1NodeCondition) : ({ ...c, status: 'Unknown', reason: 'NodeStatusUnknown', message: 'Kubelet stopped posting node status.', lastTransitionTime: t } as unknown as V1NodeCondition),
     );
@@ -73,13 +73,14 @@ export function createNodeLifecycleController(ctx: ControllerContext, opts: Node
   const evict = async (node: DeepReadonly<V1Node>): Promise<number | undefined> => {
     const noExecute = (node.spec?.taints ?? []).filter((t) => t.effect === 'NoExecute');
     if (!noExecute.length) return undefined;
-    const since = Math.max(...noExecute.map((t) => (t.timeAdded ? Date.parse(String(t.timeAdded)) : ctx.clock.now())));
+    // Wall time on both sides: timeAdded was written by whichever controller-manager tainted the node.
+    const since = Math.max(...noExecute.map((t) => (t.timeAdded ? Date.parse(String(t.timeAdded)) : ctx.clock.wallNow())));
     let next: number | undefined;
     for (const p of pods.store.byIndex(BY_NODE, node.metadata!.name!)) {
       if (p.metadata?.deletionTimestamp || p.metadata?.annotations?.['kubernetes.io/config.mirror']) continue;
       const seconds = tolerationSeconds(p.spec?.tolerations ?? [], noExecute, opts.defaultTolerationSeconds);
       if (seconds === Infinity) continue;
-      const due = since + seconds * 1000 - ctx.clock.now();
+      const due = since + seconds * 1000 - ctx.clock.wallNow();
       if (due <= 0) {
         ctx.recorder.event({ apiVersion: 'v1', kind: 'Pod', metadata: p.metadata }, 'Normal', 'TaintManagerEviction', `Marking for deletion Pod ${p.metadata?.namespace}/${p.metadata?.name}`);
         await ctx.client.deleteIfExists(resources.pods, p.metadata!.namespace!, p.metadata!.name!);

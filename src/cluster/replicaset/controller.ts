@@ -24,8 +24,6 @@ export interface ReplicaSetControllerOptions {
   burstReplicas?: number;
   /** How long to wait for the cache to show our own writes before acting again; default 5 min. */
   expectationsTtlMs?: number;
-  /** Wall clock in ms (minReadySeconds, condition times); default Date.now. */
-  now?: () => number;
 }
 
 const NAME = 'replicaset';
@@ -52,7 +50,7 @@ export function createReplicaSetController(ctx: ControllerContext, options: Repl
       podControl: new PodControl({ client: ctx.client, recorder: ctx.recorder }),
       expectations,
       burstReplicas: options.burstReplicas ?? 500,
-      now: options.now ?? Date.now,
+      now: () => ctx.clock.wallNow(),
     }),
   });
   controller.watch(replicaSets);

@@ -206,7 +206,7 @@ export function createScheduler(ctx: ControllerContext, options: SchedulerOption
   async function markUnschedulable(pod: Pod, reason: string, message: string): Promise<void> {
     const current = pod.status?.conditions?.find((c) => c.type === 'PodScheduled');
     if (current?.status === 'False' && current.reason === reason && current.message === message) return;
-    const lastTransitionTime = current?.status === 'False' && current.lastTransitionTime ? current.lastTransitionTime : formatTimestamp();
+    const lastTransitionTime = current?.status === 'False' && current.lastTransitionTime ? current.lastTransitionTime : formatTimestamp(ctx.clock.wallNow());
     const patch = { status: { conditions: [{ type: 'PodScheduled', status: 'False', reason, message, lastProbeTime: null, lastTransitionTime }] } };
     try {
       await ctx.client.patch(resources.pods, pod.metadata?.namespace, pod.metadata?.name ?? '', patch, { type: 'strategic', subresource: 'status' });

@@ -137,7 +137,7 @@ export function createClusterVersionOperator(ctx: ControllerContext, options: Cl
     if (stopping.aborted) return;
     stopping.addEventListener('abort', () => abort.abort(), { once: true });
     running = { wishes, abort };
-    const now = () => formatTimestamp();
+    const now = () => formatTimestamp(ctx.clock.wallNow());
     const overrides = cv.spec?.overrides ?? [];
     const overridesSet = overrides.some((o) => o.unmanaged);
     const unmanaged = overrides.filter((o) => o.unmanaged).map((o) => `${o.kind} ${o.namespace ? `${o.namespace}/` : ''}${o.name}`);

@@ -68,7 +68,7 @@ export function createConfigOperator(ctx: ControllerContext, o: ConfigOperatorOp
         { group: 'operator.openshift.io', resource: 'namespaces', name: OPERATOR_NAMESPACE },
         ...singletons.map((ref) => ({ group: ref.group, resource: ref.resource, name: 'cluster' })),
       ],
-    });
+    }, ctx.clock.wallNow());
   };
 
   const controller = new Controller({ name: 'config-operator', workers: 1, reconcile, observer: ctx.metrics?.forController('config-operator') });
