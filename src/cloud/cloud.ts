@@ -42,6 +42,7 @@
 import { randomBytes } from 'node:crypto';
 import { mkdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
+import { setTimeout as delay } from 'node:timers/promises';
 import pino, { type Logger } from 'pino';
 import { providerID, region, zones } from './catalog.ts';
 import { CloudError } from './errors.ts';
@@ -286,7 +287,8 @@ class CloudEngine implements Cloud {
   }
 
   private async boot(i: Instance, delayMs: number, signal: AbortSignal): Promise<void> {
-    if (!(await delay(delayMs, signal))) return;
+    // cloud/ cannot reach runtime/'s sleep (it imports only api/); Node's own cancellable timer serves.
+    if (!(await delay(delayMs, true, { signal }).catch(() => false))) return;
     i.launchedAt = this.now().toISOString();
     this.changed(i);
     const root = this.nodeRoot(i.name);
@@ -441,21 +443,4 @@ class CloudEngine implements Cloud {
 
 function copy(i: Instance): Instance {
   return structuredClone(i);
-}
-
-/** Resolves true after `ms`, false if aborted first. */
-function delay(ms: number, signal: AbortSignal): Promise<boolean> {
-  if (signal.aborted) return Promise.resolve(false);
-  if (ms <= 0) return Promise.resolve(true);
-  return new Promise((resolve) => {
-    const t = setTimeout(() => {
-      signal.removeEventListener('abort', onAbort);
-      resolve(true);
-    }, ms);
-    function onAbort(): void {
-      clearTimeout(t);
-      resolve(false);
-    }
-    signal.addEventListener('abort', onAbort, { once: true });
-  });
 }

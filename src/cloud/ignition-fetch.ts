@@ -7,6 +7,7 @@
  */
 import { request as httpRequest, type IncomingMessage } from 'node:http';
 import { request as httpsRequest } from 'node:https';
+import { setTimeout as delay } from 'node:timers/promises';
 import { assertLoopbackUrl, dialAddress } from './loopback.ts';
 
 export interface FetchRequest {
@@ -72,7 +73,9 @@ export function createLoopbackFetcher(options: FetcherOptions = {}): Fetcher {
       }
       const wait = Math.min(backoff, deadline - Date.now());
       if (wait <= 0) throw new FetchError(`GET ${req.url}: gave up after ${attempt} attempts: ${lastError}`);
-      await sleep(wait, req.signal);
+      await delay(wait, undefined, { signal: req.signal }).catch((err: unknown) => {
+        throw req.signal?.reason ?? err;
+      });
       backoff = Math.min(backoff * 2, maxBackoffMs);
     }
   };
@@ -140,20 +143,5 @@ function readBody(res: IncomingMessage, maxBytes: number, url: string): Promise<
     });
     res.on('end', () => resolve(Buffer.concat(chunks)));
     res.on('error', reject);
-  });
-}
-
-function sleep(ms: number, signal?: AbortSignal): Promise<void> {
-  return new Promise((resolve, reject) => {
-    const t = setTimeout(done, ms);
-    function done(): void {
-      signal?.removeEventListener('abort', abort);
-      resolve();
-    }
-    function abort(): void {
-      clearTimeout(t);
-      reject(signal?.reason ?? new Error('aborted'));
-    }
-    signal?.addEventListener('abort', abort, { once: true });
   });
 }

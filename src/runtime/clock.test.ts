@@ -4,7 +4,7 @@
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { FAKE_WALL_START, FakeClock, realClock } from './clock.ts';
+import { FAKE_WALL_START, FakeClock, realClock, sleep } from './clock.ts';
 
 describe('runtime/clock', () => {
   it('runs due timers in due order, ties in scheduling order, with now() at each due time', () => {
@@ -54,6 +54,27 @@ describe('runtime/clock', () => {
     c.advance(100);
     assert.equal(firedAt, Date.parse('2030-06-01T00:00:00.100Z'));
     assert.equal(new FakeClock(0, { wall: new Date('2026-11-25T12:00:00Z') }).wallNow(), Date.parse('2026-11-25T12:00:00Z'));
+  });
+
+  it('sleep resolves when its time comes on the clock, or at once when its signal aborts, leaving no timer behind', async () => {
+    const c = new FakeClock();
+    const abort = new AbortController();
+    let woke = false;
+    void sleep(1000, abort.signal, c).then(() => (woke = true));
+    c.advance(999);
+    await new Promise(setImmediate);
+    assert.equal(woke, false);
+    c.advance(1);
+    await new Promise(setImmediate);
+    assert.equal(woke, true);
+
+    const early = sleep(60_000, abort.signal, c);
+    assert.equal(c.pending(), 1);
+    abort.abort();
+    await early;
+    assert.equal(c.pending(), 0, 'the timer is cancelled on abort');
+    await sleep(60_000, abort.signal, c);
+    assert.equal(c.pending(), 0, 'an aborted signal does not even start one');
   });
 
   it('the real clock fires and cancels', async () => {

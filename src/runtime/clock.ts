@@ -40,6 +40,24 @@ export const realClock: Clock = {
 /** Where a FakeClock's wall time starts unless told otherwise: a fixed instant, so what a test writes is reproducible. */
 export const FAKE_WALL_START = Date.parse('2024-01-01T00:00:00Z');
 
+/**
+ * Resolves after `ms` on `clock`, or as soon as `signal` aborts (at once if it already has).
+ * It never rejects: a loop that sleeps looks at `signal.aborted` when it wakes. The one
+ * cancellable sleep of the code that can reach runtime/ (issue 13, item 9).
+ */
+export function sleep(ms: number, signal: AbortSignal, clock: Clock = realClock): Promise<void> {
+  if (signal.aborted) return Promise.resolve();
+  return new Promise((resolve) => {
+    const done = (): void => {
+      cancel();
+      signal.removeEventListener('abort', done);
+      resolve();
+    };
+    const cancel = clock.setTimeout(done, ms);
+    signal.addEventListener('abort', done, { once: true });
+  });
+}
+
 interface FakeTimer {
   readonly due: number;
   /** Breaks ties between timers due at the same instant: first scheduled runs first. */

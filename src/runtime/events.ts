@@ -13,7 +13,7 @@
  */
 import { ApiException, CoreV1Api, Observable, setHeaderOptions, type ConfigurationOptions, type CoreV1Event, type RequestContext, type ResponseContext, type KubeConfig, type V1ObjectReference } from '@kubernetes/client-node';
 import { formatTimestamp } from '../api/time.ts';
-import { realClock, type Clock } from './clock.ts';
+import { realClock, sleep, type Clock } from './clock.ts';
 
 /** Any object an Event can be about; cache entries (read-only) included. */
 export interface ObjectRefLike {
@@ -263,7 +263,7 @@ class EventWriter {
           this.drop(q, errText(err));
           return;
         }
-        await this.sleep(this.o.retryDelayMs);
+        await sleep(this.o.retryDelayMs, this.o.signal, this.o.clock);
         if (this.o.signal.aborted) return;
       }
     }
@@ -291,18 +291,6 @@ class EventWriter {
       const io = q.event.involvedObject;
       this.o.log.warn({ reason: q.event.reason, object: `${io.kind}/${io.namespace ? `${io.namespace}/` : ''}${io.name}`, why }, 'dropping event; further drops are counted until writes succeed');
     }
-  }
-
-  private sleep(ms: number): Promise<void> {
-    return new Promise((resolve) => {
-      const done = () => {
-        cancel();
-        this.o.signal.removeEventListener('abort', done);
-        resolve();
-      };
-      const cancel = this.o.clock.setTimeout(done, ms);
-      this.o.signal.addEventListener('abort', done, { once: true });
-    });
   }
 
   private abandon(): void {

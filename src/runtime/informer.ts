@@ -13,6 +13,7 @@
  */
 import { Watch, type KubeConfig, type KubernetesListObject, type KubernetesObject } from '@kubernetes/client-node';
 import { ObjectCache, objectKey, type IndexFunc, type ReadonlyCache } from './cache.ts';
+import { sleep } from './clock.ts';
 import type { DeepReadonly } from './readonly.ts';
 
 export interface InformerOptions<T extends KubernetesObject> {
@@ -116,20 +117,6 @@ export function createInformer<T extends KubernetesObject>(options: InformerOpti
       }
     }
   };
-
-  const sleep = (ms: number): Promise<void> =>
-    new Promise((resolve) => {
-      if (signal.aborted) return resolve();
-      const onAbort = (): void => {
-        clearTimeout(timer);
-        resolve();
-      };
-      const timer = setTimeout(() => {
-        signal.removeEventListener('abort', onAbort);
-        resolve();
-      }, ms);
-      signal.addEventListener('abort', onAbort, { once: true });
-    });
 
   async function relist(): Promise<void> {
     const list = await options.list({ labelSelector: options.labelSelector, fieldSelector: options.fieldSelector });
@@ -250,7 +237,7 @@ export function createInformer<T extends KubernetesObject>(options: InformerOpti
         }
         reportError(err);
       }
-      await sleep(backoff);
+      await sleep(backoff, signal);
       backoff = Math.min(backoff * 2, maxBackoff);
     }
     if (!synced) rejectSync(signal.reason ?? new Error('informer stopped before it synced'));

@@ -21,7 +21,7 @@
  * in-process beside others, where exiting is not the way to start over.
  */
 import { ApiException, CoordinationV1Api, Observable, V1MicroTime, type ConfigurationOptions, type KubeConfig, type V1Lease, type V1LeaseSpec } from '@kubernetes/client-node';
-import { realClock, type Clock } from './clock.ts';
+import { realClock, sleep, type Clock } from './clock.ts';
 
 export interface LeaderElectionLogger {
   info(o: object, msg?: string): void;
@@ -137,20 +137,6 @@ export class LeaseObservation {
 
 type Attempt = 'ok' | 'held' | 'error';
 
-/** Resolves after `ms`, or as soon as `signal` aborts. */
-function sleep(clock: Clock, ms: number, signal: AbortSignal): Promise<void> {
-  if (signal.aborted) return Promise.resolve();
-  return new Promise((resolve) => {
-    const done = () => {
-      cancel();
-      signal.removeEventListener('abort', done);
-      resolve();
-    };
-    const cancel = clock.setTimeout(done, ms);
-    signal.addEventListener('abort', done, { once: true });
-  });
-}
-
 /** client-node 1.4 takes a per-call AbortSignal only through a middleware. */
 function withSignal(signal: AbortSignal): ConfigurationOptions {
   return {
@@ -213,7 +199,7 @@ class Elector {
       const end = await this.lead(acquiredAt);
       // A leader that gave up on its own (its work failed) waits a period, so a failure that
       // repeats at once does not turn into a tight acquire/fail loop.
-      if (end === 'stepped-down') await sleep(this.clock, this.t.retryPeriodMs, signal);
+      if (end === 'stepped-down') await sleep(this.t.retryPeriodMs, signal, this.clock);
     }
   }
 
@@ -229,7 +215,7 @@ class Elector {
         this.log.info(this.lockFields, 'acquired leader lease');
         return started;
       }
-      await sleep(this.clock, jittered(this.t.retryPeriodMs), signal);
+      await sleep(jittered(this.t.retryPeriodMs), signal, this.clock);
     }
     return undefined;
   }
@@ -263,7 +249,7 @@ class Elector {
     let lastRenew = acquiredAt;
     let lost = false;
     while (!finished.signal.aborted) {
-      await sleep(this.clock, this.t.retryPeriodMs, finished.signal);
+      await sleep(this.t.retryPeriodMs, finished.signal, this.clock);
       if (finished.signal.aborted) break;
       const renewedAt = await this.renewBefore(lastRenew + this.t.renewDeadlineMs, finished.signal);
       if (renewedAt !== undefined) {
@@ -300,7 +286,7 @@ class Elector {
       if (r === 'ok') return started;
       // Someone else holds it: they judged it expired, so leading any longer is unsafe.
       if (r === 'held') return undefined;
-      await sleep(this.clock, Math.min(this.t.retryPeriodMs, deadline - this.clock.now()), signal);
+      await sleep(Math.min(this.t.retryPeriodMs, deadline - this.clock.now()), signal, this.clock);
     }
   }
 

@@ -15,6 +15,7 @@
  */
 import type { KubernetesObject } from '@kubernetes/client-node';
 import { isConflict, isNotFound } from '../../runtime/client.ts';
+import { sleep } from '../../runtime/clock.ts';
 import type { ControllerContext } from '../../runtime/context.ts';
 import { Controller } from '../../runtime/controller.ts';
 import type { Informer } from '../../runtime/informer.ts';
@@ -62,7 +63,7 @@ class GarbageCollector extends Controller {
       } catch (err) {
         if (signal.aborted) return;
         this.gcContext.logger.warn({ err: String(err) }, 'garbage collector discovery failed; retrying');
-        await sleep(1000, signal);
+        await sleep(1000, signal, this.gcContext.clock);
       }
     }
     const period = this.gcOptions.resyncPeriodMs ?? 30_000;
@@ -249,16 +250,6 @@ class GarbageCollector extends Controller {
 
 function describe(id: Identity): string {
   return id.namespace ? `${id.namespace}/${id.name}` : id.name;
-}
-
-function sleep(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    const t = setTimeout(resolve, ms);
-    signal.addEventListener('abort', () => {
-      clearTimeout(t);
-      resolve();
-    }, { once: true });
-  });
 }
 
 export function createGarbageCollector(ctx: ControllerContext, options: GarbageCollectorOptions = {}): Controller {

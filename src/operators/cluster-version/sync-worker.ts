@@ -10,6 +10,7 @@
  * The worker decides nothing about Kubernetes objects itself: applying, health and deletion
  * are given to it, so it can be tested with plain functions.
  */
+import { sleep } from '../../runtime/clock.ts';
 
 export type SyncMode = 'install' | 'update' | 'reconcile';
 
@@ -71,19 +72,6 @@ export interface SyncWorkerOptions {
 export function defaultBackoff(mode: SyncMode, intervalMs: number): TaskBackoff {
   if (mode === 'install') return { initialMs: Math.min(1000, intervalMs / 16), factor: 2, capMs: 15_000, steps: 4 };
   return { initialMs: Math.min(10_000, intervalMs / 12), factor: 1.3, capMs: 15_000, steps: 3 };
-}
-
-function sleep(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    if (signal.aborted) return resolve();
-    const t = setTimeout(done, ms);
-    function done(): void {
-      clearTimeout(t);
-      signal.removeEventListener('abort', done);
-      resolve();
-    }
-    signal.addEventListener('abort', done, { once: true });
-  });
 }
 
 const defaultDescribe = (err: unknown): { reason: string; message: string } => ({ reason: 'UpdatePayloadFailed', message: err instanceof Error ? err.message : String(err) });
