@@ -6,7 +6,7 @@
 import { builtinResolver, builtinSchemaFor } from '../api/builtin/schemas.ts';
 import { updateManagedFields } from './patch/managed-fields.ts';
 import { fieldError } from '../api/field-errors.ts';
-import { ApiError, errors } from './errors.ts';
+import { errors, isAlreadyExists } from './errors.ts';
 import type { ResourceRegistry } from './registry/registry.ts';
 import { apiVersionOf, type KubeObject, type ResourceDefinition } from './registry/resource.ts';
 import type { ObjectStore, StoreHooks } from './registry/store.ts';
@@ -27,7 +27,7 @@ export async function ensureSystemNamespaces(store: ObjectStore, registry: Resou
     try {
       await store.create(def, undefined, { apiVersion: 'v1', kind: 'Namespace', metadata: { name } }, { manager: 'kube-apiserver' });
     } catch (e) {
-      if (!(e instanceof ApiError && e.reason === 'AlreadyExists')) throw e;
+      if (!isAlreadyExists(e)) throw e;
     }
   }
 }

@@ -1,72 +1,12 @@
 /**
- * One catalogue of API errors. Every failure the server answers is an `ApiError`, which
- * carries the HTTP code, the Kubernetes `reason` and the `Status` details, so clients
- * (kubectl, client-node) see the same bodies kube-apiserver sends.
+ * One catalogue of API errors. Every failure the server answers is an `ApiError` (api/status.ts,
+ * shared with the client), which carries the HTTP code, the Kubernetes `reason` and the `Status`
+ * details, so clients (kubectl, client-node) see the same bodies kube-apiserver sends.
  */
 import type { FieldError } from '../api/field-errors.ts';
+import { ApiError, type StatusCause, type StatusDetails } from '../api/status.ts';
 
-export type StatusReason =
-  | 'NotFound'
-  | 'AlreadyExists'
-  | 'Conflict'
-  | 'Invalid'
-  | 'BadRequest'
-  | 'Unauthorized'
-  | 'Forbidden'
-  | 'TooManyRequests'
-  | 'Gone'
-  | 'Expired'
-  | 'MethodNotAllowed'
-  | 'RequestEntityTooLarge'
-  | 'UnsupportedMediaType'
-  | 'NotAcceptable'
-  | 'InternalError'
-  | 'ServiceUnavailable'
-  | 'Timeout';
-
-export interface StatusCause {
-  reason?: string;
-  message?: string;
-  field?: string;
-}
-
-export interface StatusDetails {
-  name?: string;
-  group?: string;
-  kind?: string;
-  uid?: string;
-  causes?: StatusCause[];
-  retryAfterSeconds?: number;
-}
-
-export interface Status {
-  kind: 'Status';
-  apiVersion: 'v1';
-  metadata: Record<string, unknown>;
-  status: 'Failure' | 'Success';
-  message?: string;
-  reason?: string;
-  details?: StatusDetails;
-  code: number;
-}
-
-export class ApiError extends Error {
-  constructor(
-    readonly code: number,
-    readonly reason: StatusReason,
-    message: string,
-    readonly details?: StatusDetails,
-  ) {
-    super(message);
-    this.name = 'ApiError';
-  }
-
-  toStatus(): Status {
-    const status: Status = { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message: this.message, reason: this.reason, code: this.code };
-    if (this.details) status.details = this.details;
-    return status;
-  }
-}
+export { ApiError, isAlreadyExists, isConflict, isNotFound, type Status, type StatusCause, type StatusDetails, type StatusReason } from '../api/status.ts';
 
 /** `deployments.apps`, or `pods` for the core group: how Kubernetes names a resource in messages. */
 export function qualifiedResource(resource: string, group: string): string {

@@ -11,34 +11,11 @@
 import { Agent, request as httpsRequest, type RequestOptions } from 'node:https';
 import { request as httpRequest, Agent as HttpAgent } from 'node:http';
 import type { KubeConfig, KubernetesObject, KubernetesListObject } from '@kubernetes/client-node';
+import { ApiError, isNotFound, type Status } from '../api/status.ts';
 import { collectionPath, objectPath, type ResourceRef } from './resources.ts';
 
-export interface StatusBody {
-  kind?: string;
-  code?: number;
-  reason?: string;
-  message?: string;
-  details?: { name?: string; kind?: string; causes?: { field?: string; message?: string; reason?: string }[] };
-}
-
-export class ApiError extends Error {
-  readonly code: number;
-  readonly reason: string;
-  readonly status: StatusBody;
-  constructor(method: string, path: string, code: number, status: StatusBody) {
-    super(`${method} ${path}: ${code} ${status.reason ?? ''}: ${status.message ?? ''}`.trim());
-    this.name = 'ApiError';
-    this.code = code;
-    this.reason = status.reason ?? '';
-    this.status = status;
-  }
-}
-
-export const isNotFound = (err: unknown): boolean => err instanceof ApiError && err.code === 404;
-export const isConflict = (err: unknown): boolean => err instanceof ApiError && err.code === 409 && err.reason === 'Conflict';
-export const isAlreadyExists = (err: unknown): boolean => err instanceof ApiError && err.code === 409 && err.reason === 'AlreadyExists';
-/** Eviction refused by a PodDisruptionBudget (429 TooManyRequests). */
-export const isTooManyRequests = (err: unknown): boolean => err instanceof ApiError && err.code === 429;
+// The error is defined once, in api/ (the apiserver raises the same class); the client's users import it from here.
+export { ApiError, isAlreadyExists, isConflict, isNotFound, isTooManyRequests, statusCodeOf } from '../api/status.ts';
 
 export type PatchType = 'merge' | 'strategic' | 'json' | 'apply';
 const patchContentType: Record<PatchType, string> = {
@@ -178,14 +155,14 @@ export class ApiClient {
               }
               return;
             }
-            let status: StatusBody = { code, message: text.slice(0, 500) };
+            let status: Partial<Status> = { message: text.slice(0, 500) };
             try {
-              const parsed = JSON.parse(text) as StatusBody;
+              const parsed = JSON.parse(text) as Partial<Status>;
               if (parsed && typeof parsed === 'object') status = parsed;
             } catch {
               // Not a Status body (a proxy's error page, say); the text is kept as the message.
             }
-            reject(new ApiError(method, path, code, status));
+            reject(ApiError.received(`${method} ${path}`, code, status));
           });
         },
       );

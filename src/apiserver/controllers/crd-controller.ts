@@ -6,7 +6,7 @@
  */
 import { isDeepStrictEqual } from 'node:util';
 import { noRefs } from '../../api/schema.ts';
-import { ApiError } from '../errors.ts';
+import { isNotFound } from '../errors.ts';
 import type { ResourceRegistry } from '../registry/registry.ts';
 import type { KubeObject, ResourceDefinition, Strategy } from '../registry/resource.ts';
 import { nowTimestamp, type ObjectStore } from '../registry/store.ts';
@@ -101,7 +101,7 @@ export class CrdController {
     try {
       crd = await this.store.get(this.crdDef, undefined, name);
     } catch (e) {
-      if (e instanceof ApiError && e.reason === 'NotFound') {
+      if (isNotFound(e)) {
         this.registry.replaceCrd(name, []);
         return;
       }
@@ -130,7 +130,7 @@ export class CrdController {
       for (const obj of items) {
         if (obj.metadata.deletionTimestamp) continue;
         await this.store.delete(def, obj.metadata.namespace, obj.metadata.name, { propagationPolicy: 'Background' }, { manager }).catch((e) => {
-          if (!(e instanceof ApiError && e.reason === 'NotFound')) throw e;
+          if (!isNotFound(e)) throw e;
         });
       }
       if (items.length > 0) {

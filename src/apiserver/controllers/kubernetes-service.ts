@@ -13,7 +13,7 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { isDeepStrictEqual } from 'node:util';
 import { formatMicroTime } from '../../api/time.ts';
-import { ApiError } from '../errors.ts';
+import { isAlreadyExists, isNotFound } from '../errors.ts';
 import type { ResourceRegistry } from '../registry/registry.ts';
 import type { KubeObject, ResourceDefinition } from '../registry/resource.ts';
 import type { ObjectStore, WriteContext } from '../registry/store.ts';
@@ -169,7 +169,7 @@ export class KubernetesServiceReconciler {
     await this.chain;
     await this.step('release lease', async () => {
       await this.o.store.delete(this.def('coordination.k8s.io', 'leases'), LEASE_NAMESPACE, this.lease, {}, this.wctx).catch((err: unknown) => {
-        if (!(err instanceof ApiError && err.reason === 'NotFound')) throw err;
+        if (!isNotFound(err)) throw err;
       });
       await this.syncEndpoints(false);
     });
@@ -233,7 +233,7 @@ export class KubernetesServiceReconciler {
     const kv = await this.o.store.getRaw(def, NAMESPACE, NAME);
     if (!kv) {
       await this.o.store.create(def, NAMESPACE, desiredService(this.o.port), this.wctx).catch((err: unknown) => {
-        if (!(err instanceof ApiError && err.reason === 'AlreadyExists')) throw err;
+        if (!isAlreadyExists(err)) throw err;
       });
       return;
     }
@@ -266,7 +266,7 @@ export class KubernetesServiceReconciler {
     if (!kv) {
       if (!subsets.length) return;
       await this.o.store.create(def, NAMESPACE, { apiVersion: 'v1', kind: 'Endpoints', metadata: { name: NAME, namespace: NAMESPACE, labels }, subsets }, this.wctx).catch((err: unknown) => {
-        if (!(err instanceof ApiError && err.reason === 'AlreadyExists')) throw err;
+        if (!isAlreadyExists(err)) throw err;
       });
       return;
     }

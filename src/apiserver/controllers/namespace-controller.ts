@@ -4,7 +4,7 @@
  * removed from `spec.finalizers` and the namespace goes. Objects held by their own
  * finalizers or a grace period keep the namespace Terminating, as in Kubernetes.
  */
-import { ApiError } from '../errors.ts';
+import { isNotFound } from '../errors.ts';
 import type { ResourceRegistry } from '../registry/registry.ts';
 import type { ObjectStore } from '../registry/store.ts';
 import type { StoreEventSource } from './event-source.ts';
@@ -42,7 +42,7 @@ export class NamespaceController {
     try {
       ns = await this.store.get(nsDef, undefined, name);
     } catch (e) {
-      if (e instanceof ApiError && e.reason === 'NotFound') return;
+      if (isNotFound(e)) return;
       throw e;
     }
     if (!ns.metadata.deletionTimestamp) return;
@@ -54,7 +54,7 @@ export class NamespaceController {
       for (const obj of items) {
         if (obj.metadata.deletionTimestamp) continue;
         await this.store.delete(def, name, obj.metadata.name, { propagationPolicy: 'Background' }, { manager }).catch((e) => {
-          if (!(e instanceof ApiError && e.reason === 'NotFound')) throw e;
+          if (!isNotFound(e)) throw e;
         });
       }
     }
