@@ -12,10 +12,13 @@
  *
  * Durability (issue 13, item 7): with a `sync` (an fsync of the log, run off the event loop),
  * committed batches are acknowledged only once a sync that began after their COMMIT has
- * finished, as etcd answers only after the fsync of its batch. One sync runs at a time, and the
- * batches committed while it runs wait for the next one, so under load a single fsync serves
- * every batch that accumulated behind the previous one, and the event loop keeps reading and
- * committing requests while the disk works instead of waiting in a synchronous fsync.
+ * finished, as etcd answers only after the fsync of its batch. Each COMMIT starts a sync, up to
+ * `maxConcurrentSyncs` at once; when that many run, the open batch stays open, taking every
+ * write that arrives, until one ends: its writes could not be acknowledged before a further sync
+ * anyway, and one COMMIT of all of them writes each touched page to the WAL once instead of
+ * once per turn. So under load each fsync serves one transaction holding everything that
+ * arrived while the disk was busy, and the event loop keeps reading requests meanwhile instead
+ * of waiting in a synchronous fsync.
  */
 import type Database from 'better-sqlite3';
 import type { WatchEvent } from './types.ts';
@@ -36,6 +39,8 @@ interface Pending {
 
 interface Batch {
   readonly pending: Pending[];
+  /** Its turn ended while a sync ran: it commits when that sync ends. */
+  deferred?: boolean;
 }
 
 export interface GroupCommitOptions {
@@ -51,22 +56,36 @@ export interface GroupCommitOptions {
    * it a batch is acknowledged right after its COMMIT: durable as far as the COMMIT itself is.
    */
   sync?: () => Promise<void>;
+  /**
+   * Syncs that may run at once (default 2). A batch committed while one runs need not wait for
+   * it to end before its own starts, which would add half an fsync to every write's latency;
+   * when this many run, new writes gather in the open transaction until one ends.
+   */
+  maxConcurrentSyncs?: number;
   /** Called after each successful COMMIT with the number of jobs the transaction holds (metrics, tests). Must not throw. */
   onCommitted?: (jobs: number) => void;
+}
+
+/** A sync under way and the batches it makes durable (every batch committed before it began and not yet acknowledged). */
+interface SyncRun {
+  readonly batches: Batch[];
+  readonly done: Promise<void>;
 }
 
 export class GroupCommit {
   private batch: Batch | undefined;
   private closed = false;
-  /** Committed batches waiting for the next sync, in commit order. */
+  /** Committed batches no running sync covers yet, in commit order. */
   private unsynced: Batch[] = [];
-  /** The batches the running sync will make durable. */
-  private syncing: Batch[] = [];
-  private syncRun: Promise<void> | undefined;
+  /** Syncs under way, oldest first. */
+  private running: SyncRun[] = [];
+  private readonly maxSyncs: number;
   /** Set when a sync failed: what was committed may not be on disk, so nothing more is accepted. */
   private broken: Error | undefined;
 
-  constructor(private readonly opts: GroupCommitOptions) {}
+  constructor(private readonly opts: GroupCommitOptions) {
+    this.maxSyncs = Math.max(1, Math.floor(opts.maxConcurrentSyncs ?? 2));
+  }
 
   /**
    * Runs `work` inside the current batch's transaction, now, and resolves with its value once
@@ -105,28 +124,31 @@ export class GroupCommit {
    * Readers stay below it, so nothing that a power loss could still take back is ever seen.
    */
   unsyncedFrom(): number | undefined {
-    for (const list of [this.syncing, this.unsynced]) {
-      for (const batch of list) {
-        for (const p of batch.pending) if (p.outcome.event) return revisionOf(p.outcome.event);
-      }
+    for (const run of this.running) {
+      for (const batch of run.batches) for (const p of batch.pending) if (p.outcome.event) return revisionOf(p.outcome.event);
     }
+    for (const batch of this.unsynced) for (const p of batch.pending) if (p.outcome.event) return revisionOf(p.outcome.event);
     return undefined;
   }
 
-  /** Commits what is pending now instead of waiting for the turn to end. */
+  /** Commits what is pending now instead of waiting for the turn to end (or for a sync to end). */
   flush(): void {
-    if (this.batch) this.commit(this.batch);
+    if (this.batch) this.commit(this.batch, { now: true });
   }
 
   /** Commits what is pending and waits until it is acknowledged; later submits fail. */
   async close(): Promise<void> {
     this.flush();
     this.closed = true;
-    while (this.syncRun) await this.syncRun;
+    while (this.running.length) await this.running[this.running.length - 1]!.done;
   }
 
-  private commit(batch: Batch): void {
+  private commit(batch: Batch, opts: { now?: boolean } = {}): void {
     if (this.batch !== batch) return; // already committed by flush(), or failed
+    if (this.running.length >= this.maxSyncs && !opts.now) {
+      batch.deferred = true;
+      return;
+    }
     this.batch = undefined;
     try {
       this.opts.statements.commit.run();
@@ -141,33 +163,47 @@ export class GroupCommit {
       return;
     }
     this.unsynced.push(batch);
-    if (!this.syncRun) this.startSync();
+    if (this.running.length < this.maxSyncs) this.startSync();
   }
 
-  /** Syncs every batch committed so far; when it is done, acknowledges them and starts the next sync if more are waiting. */
+  /**
+   * Starts a sync for every batch committed and not yet covered. When it ends, it and every
+   * sync begun before it are done (what they covered was written before it began), so all
+   * their batches are acknowledged, in commit order.
+   */
   private startSync(): void {
-    this.syncing = this.unsynced;
+    const run: SyncRun = {
+      batches: this.unsynced,
+      done: this.opts.sync!().then(
+        () => this.synced(run),
+        (e: unknown) => this.syncFailed(e),
+      ),
+    };
     this.unsynced = [];
-    this.syncRun = this.opts.sync!().then(
-      () => {
-        const done = this.syncing;
-        this.syncing = [];
-        this.syncRun = undefined;
-        this.acknowledge(done);
-        if (this.unsynced.length) this.startSync();
-      },
-      (e: unknown) => {
-        // After a failed fsync the kernel may have dropped the dirty pages: retrying proves
-        // nothing. etcd exits; the store refuses every later write instead.
-        const error = this.opts.translate(e, 'fsync');
-        this.broken = error;
-        const failed = [...this.syncing, ...this.unsynced];
-        this.syncing = [];
-        this.unsynced = [];
-        this.syncRun = undefined;
-        for (const batch of failed) this.reject(batch, error);
-      },
-    );
+    this.running.push(run);
+  }
+
+  private synced(run: SyncRun): void {
+    const index = this.running.indexOf(run);
+    if (index < 0) return; // an older sync failed, or a newer one covered this one already
+    const done = this.running.splice(0, index + 1);
+    this.acknowledge(done.flatMap((r) => r.batches));
+    // The batch that gathered writes while the syncs were busy commits now, and a sync starts for it.
+    if (this.batch?.deferred) this.commit(this.batch);
+    if (this.unsynced.length && this.running.length < this.maxSyncs) this.startSync();
+  }
+
+  private syncFailed(e: unknown): void {
+    if (this.broken) return;
+    // After a failed fsync the kernel may have dropped the dirty pages: retrying proves
+    // nothing. etcd exits; the store refuses every later write instead.
+    const error = this.opts.translate(e, 'fsync');
+    this.broken = error;
+    const failed = [...this.running.flatMap((r) => r.batches), ...this.unsynced];
+    this.running = [];
+    this.unsynced = [];
+    for (const batch of failed) this.reject(batch, error);
+    if (this.batch) this.fail(this.batch, error);
   }
 
   private acknowledge(batches: readonly Batch[]): void {

@@ -109,8 +109,10 @@ describe('sqlite backend', () => {
   it('by default a write is acknowledged, read and watched only after an fsync that began after its commit', async () => {
     let fsyncs = 0;
     let hold: Promise<void> | undefined;
+    const transactions: number[] = [];
     const b = await openSqliteBackend({
       path: freshPath(),
+      onBatchCommitted: (jobs) => transactions.push(jobs),
       aroundFsync: async (fsync) => {
         fsyncs++;
         await hold;
@@ -131,11 +133,15 @@ describe('sqlite backend', () => {
       const create = (key: string) => b.create(key, key).then((r) => (acked.push(key), r));
       const held = create('/d/b');
       await untilTrue(() => fsyncs === 2);
-      // Committed while that fsync runs: each its own transaction, all waiting for the next fsync.
+      // The next turn's write commits and starts a second fsync (two may run at once); the writes
+      // of the two turns after it find both running and gather in one open transaction.
       const behind = [create('/d/c')];
-      await new Promise((r) => setImmediate(r));
+      await untilTrue(() => fsyncs === 3);
       behind.push(create('/d/d'));
       await new Promise((r) => setImmediate(r));
+      behind.push(create('/d/e'));
+      await new Promise((r) => setImmediate(r));
+      assert.deepEqual(transactions, [1, 1, 1], 'the last two writes are not committed yet');
       assert.deepEqual(acked, [], 'nothing acknowledged before its fsync');
       assert.equal(await b.get('/d/b'), undefined, 'nor visible to readers');
       assert.equal(await b.currentRevision(), first.revision);
@@ -146,10 +152,11 @@ describe('sqlite backend', () => {
       assert.ok((await held).ok);
       const results = await Promise.all(behind);
       assert.ok(results.every((r) => r.ok));
-      assert.deepEqual(acked, ['/d/b', '/d/c', '/d/d']);
-      assert.equal(fsyncs, 3, 'one fsync for the two transactions that committed behind the held one');
-      assert.equal((await b.get('/d/d'))?.value, '/d/d');
-      assert.deepEqual(events.map((e: WatchEvent) => e.kv.key), ['/d/b', '/d/c', '/d/d']);
+      assert.deepEqual(acked, ['/d/b', '/d/c', '/d/d', '/d/e']);
+      assert.equal(fsyncs, 4, 'one more fsync for the two writes that waited');
+      assert.deepEqual(transactions, [1, 1, 1, 2], 'and one transaction for them');
+      assert.equal((await b.get('/d/e'))?.value, '/d/e');
+      assert.deepEqual(events.map((e: WatchEvent) => e.kv.key), ['/d/b', '/d/c', '/d/d', '/d/e']);
     } finally {
       ac.abort();
       await b.close();
