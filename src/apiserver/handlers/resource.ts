@@ -155,8 +155,14 @@ export async function handleCreate(scope: RequestScope, ctx: ServerContext): Pro
   const { value, text } = await readObjectBody(scope);
   checkDuplicates(scope, text, mediaType(scope.req.headers['content-type']));
   const obj = checkObjectBody(def, value, { namespace: info.namespace });
-  const created = await ctx.store.create(def, info.namespace, obj, writeContext(scope));
-  respond(scope, ctx, 201, created);
+  const created = await ctx.store.createServed(def, info.namespace, obj, writeContext(scope));
+  if (created.text !== undefined && scope.format.kind === 'json') {
+    // The stored text with its resourceVersion spliced in: no second serialization of the object.
+    addWarnings(scope.res, scope.warnings);
+    writeRaw(scope.res, 201, created.text, 'application/json');
+    return;
+  }
+  respond(scope, ctx, 201, created.object);
 }
 
 export async function handleUpdate(scope: RequestScope, ctx: ServerContext, subresource?: 'status'): Promise<void> {

@@ -86,59 +86,102 @@ export function decodeBody(body: Buffer, type: string): unknown {
 /**
  * Duplicate keys in a JSON object, as dotted paths. kube's strict decoder refuses them under
  * fieldValidation=Strict; JSON.parse silently keeps the last, so the text is scanned.
- * Assumes `text` already parsed as JSON.
+ * Assumes `text` already parsed as JSON. Every create and update runs this (the default is
+ * Warn), so it scans char codes, decodes only keys that hold escapes, and builds a path only
+ * for a duplicate.
  */
 export function findDuplicateJsonKeys(text: string): string[] {
   const dups: string[] = [];
+  /** Where the scan is: object keys and array indexes, root first. */
+  const path: Array<string | number> = [];
   let i = 0;
   const ws = (): void => {
-    while (i < text.length && ' \t\r\n'.includes(text[i]!)) i++;
+    for (;;) {
+      const c = text.charCodeAt(i);
+      if (c === 32 || c === 9 || c === 10 || c === 13) i++;
+      else return;
+    }
   };
-  const str = (): string => {
+  /** Moves past the string starting at `i` (a value: long strings are common, so it jumps from quote to quote). */
+  const skipString = (): void => {
+    i++;
+    for (;;) {
+      const q = text.indexOf('"', i);
+      let b = q - 1;
+      while (text.charCodeAt(b) === 92 /* \ */) b--;
+      i = q + 1;
+      if ((q - 1 - b) % 2 === 0) return; // not escaped: an even number of backslashes before it
+    }
+  };
+  /** Reads the key starting at `i` (short: scanned char by char, decoded only when it holds an escape). */
+  const key = (): string => {
     const start = i;
+    let escaped = false;
     i++;
-    while (text[i] !== '"') i += text[i] === '\\' ? 2 : 1;
+    for (;;) {
+      const c = text.charCodeAt(i);
+      if (c === 34 /* " */) break;
+      if (c === 92) {
+        escaped = true;
+        i += 2;
+      } else i++;
+    }
     i++;
-    return JSON.parse(text.slice(start, i)) as string;
+    return escaped ? (JSON.parse(text.slice(start, i)) as string) : text.slice(start + 1, i - 1);
   };
-  const value = (path: string): void => {
+  const rendered = (): string => {
+    let out = '';
+    for (const segment of path) out = typeof segment === 'number' ? `${out}[${segment}]` : out ? `${out}.${segment}` : segment;
+    return out;
+  };
+  const value = (): void => {
     ws();
-    const c = text[i];
-    if (c === '{') {
+    const c = text.charCodeAt(i);
+    if (c === 123 /* { */) {
       i++;
-      const keys = new Set<string>();
       ws();
-      if (text[i] === '}') {
+      if (text.charCodeAt(i) === 125 /* } */) {
         i++;
         return;
       }
+      const keys = new Set<string>();
       for (;;) {
         ws();
-        const key = str();
-        const child = path ? `${path}.${key}` : key;
-        if (keys.has(key)) dups.push(child);
-        keys.add(key);
+        const k = key();
+        path.push(k);
+        if (keys.has(k)) dups.push(rendered());
+        keys.add(k);
         ws();
         i++; // ':'
-        value(child);
+        value();
+        path.pop();
         ws();
-        if (text[i++] === '}') return;
+        if (text.charCodeAt(i++) === 125) return;
       }
-    } else if (c === '[') {
+    } else if (c === 91 /* [ */) {
       i++;
       ws();
-      if (text[i] === ']') {
+      if (text.charCodeAt(i) === 93 /* ] */) {
         i++;
         return;
       }
       for (let n = 0; ; n++) {
-        value(`${path}[${n}]`);
+        path.push(n);
+        value();
+        path.pop();
         ws();
-        if (text[i++] === ']') return;
+        if (text.charCodeAt(i++) === 93) return;
       }
-    } else if (c === '"') str();
-    else while (i < text.length && !',]} \t\r\n'.includes(text[i]!)) i++;
+    } else if (c === 34) skipString();
+    else {
+      // A number, true, false or null: up to the next delimiter.
+      for (;;) {
+        const d = text.charCodeAt(i);
+        if (Number.isNaN(d) || d === 44 || d === 93 || d === 125 || d === 32 || d === 9 || d === 10 || d === 13) return;
+        i++;
+      }
+    }
   };
-  value('');
+  value();
   return dups;
 }

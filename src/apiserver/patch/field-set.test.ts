@@ -20,6 +20,16 @@ describe('FieldSet', () => {
     assert.ok(set.has([f('metadata'), f('finalizers'), v('a')]));
   });
 
+  it('removeInPlace is withoutSubtree then withoutMembers, on the set itself', () => {
+    const subtree = [f('spec'), f('template')];
+    const members = [[f('metadata'), f('labels')], [f('metadata'), f('labels'), f('app')], [f('spec'), f('replicas')]];
+    const copied = FieldSet.fromFieldsV1(fieldsV1)!.withoutSubtree(subtree).withoutMembers(members);
+    const set = FieldSet.fromFieldsV1(fieldsV1)!;
+    assert.equal(set.removeInPlace([subtree], members), set);
+    assert.deepEqual(set.toFieldsV1(), copied.toFieldsV1());
+    assert.deepEqual(set.toFieldsV1(), { 'f:metadata': { 'f:finalizers': { 'v:"a"': {} } } });
+  });
+
   it('writes FieldsV1 back unchanged', () => {
     assert.deepEqual(FieldSet.fromFieldsV1(fieldsV1)!.toFieldsV1(), fieldsV1);
   });

@@ -130,6 +130,24 @@ export class FieldSet {
     return new FieldSet(prune(copy.root) ?? new Node());
   }
 
+  /**
+   * Removes, from this set itself, the subtrees at `subtrees` and then the membership of
+   * `members` (their children stay): `withoutSubtree` and `withoutMembers` without their copies,
+   * for a set nobody else holds (every create computes one).
+   */
+  removeInPlace(subtrees: Iterable<FieldPath>, members: Iterable<FieldPath>): this {
+    for (const path of subtrees) {
+      if (!path.length) this.root.children.clear();
+      else lookup(this.root, path.slice(0, -1))?.children.delete(path[path.length - 1]!);
+    }
+    for (const path of members) {
+      const node = path.length ? lookup(this.root, path) : undefined;
+      if (node) node.member = false;
+    }
+    prune(this.root);
+    return this;
+  }
+
   clone(): FieldSet {
     return new FieldSet(combine(this.root, new Node(), (a) => a, true));
   }

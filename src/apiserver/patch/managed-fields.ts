@@ -96,6 +96,11 @@ export function ownable(set: FieldSet, reset: ResetFields = []): FieldSet {
   return withoutResetFields(set.withoutSubtree([metadata, fieldElement('managedFields')]), reset).withoutMembers(unowned);
 }
 
+/** `ownable`, done to `set` itself: for a set just computed and held by no one else. */
+function makeOwnable(set: FieldSet, reset: ResetFields = []): FieldSet {
+  return set.removeInPlace([[metadata, fieldElement('managedFields')], ...reset.map((path) => path.map(fieldElement))], unowned);
+}
+
 export function ownableComparison(cmp: Comparison, reset: ResetFields = []): Comparison {
   return { added: ownable(cmp.added, reset), modified: ownable(cmp.modified, reset), removed: ownable(cmp.removed, reset) };
 }
@@ -253,7 +258,7 @@ export function updateManagedFields(opts: UpdateManagedFieldsOptions): ManagedFi
   const who = { manager: opts.manager, operation: 'Update' as const, apiVersion: opts.apiVersion, ...(opts.subresource ? { subresource: opts.subresource } : {}) };
   if (opts.live === undefined && opts.updated.metadata?.managedFields === undefined) {
     // A plain create (the hot path): no earlier managers, and everything the creator set is new.
-    const fields = ownable(compareObjects(before, after, schema, resolve).added, opts.resetFields);
+    const fields = makeOwnable(compareObjects(before, after, schema, resolve).added, opts.resetFields);
     return fields.isEmpty() ? [] : encodeManagedFields(new Map([[managerIdentity(who), { ...who, time: formatTime(opts.now), fields }]]));
   }
   const cmp = ownableComparison(compareObjects(before, after, schema, resolve), opts.resetFields);

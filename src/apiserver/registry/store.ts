@@ -284,6 +284,14 @@ export class ObjectStore {
   }
 
   async create(def: ResourceDefinition, namespace: string | undefined, input: KubeObject, ctx: WriteContext): Promise<KubeObject> {
+    return (await this.createServed(def, namespace, input, ctx)).object;
+  }
+
+  /**
+   * `create`, also returning the created object as served JSON text when it can be spliced from
+   * the stored text (see `served`), so the create handler need not serialize it again.
+   */
+  async createServed(def: ResourceDefinition, namespace: string | undefined, input: KubeObject, ctx: WriteContext): Promise<{ object: KubeObject; text?: string }> {
     const obj = structuredClone(input);
     obj.metadata ??= {};
     const meta = obj.metadata;
@@ -311,10 +319,10 @@ export class ObjectStore {
     const managed = this.hooks.managedFields?.(def, undefined, obj, ctx);
     if (managed?.length) meta.managedFields = managed;
     else delete meta.managedFields;
-    if (ctx.dryRun) return obj;
+    if (ctx.dryRun) return { object: obj };
     const res = await this.backend.create(this.key(def, namespace, meta.name), this.encode(def, obj));
     if (!res.ok) throw errors.alreadyExists(def, meta.name);
-    return this.written(def, obj, res.kv);
+    return { object: this.written(def, obj, res.kv), text: this.served(def, res.kv) };
   }
 
   /**
