@@ -1,11 +1,17 @@
 /**
- * API server benchmark, over HTTPS with 16 concurrent client connections against a server
- * running as its own process (`shipyard apiserver`): creates, gets, a list of 10,000 objects
- * paginated by 500, updates, and watch fan-out to 100 watchers. Where etcd is installed
- * (Debian `etcd-server`), the same create loop runs as raw etcd puts through `etcd3`, and the
- * last line is the ratio it is judged by: `apiserver/etcd create ratio: <number>`. The two
- * create loops run in alternating rounds, so that a machine whose speed drifts during the run
- * (a shared VM) slows both alike and the ratio stays a property of the software.
+ * API server benchmark, over HTTPS with 16 concurrent client connections against servers
+ * running as their own processes (`shipyard apiserver`): creates, gets, a list of 10,000
+ * objects paginated by 500, updates, and watch fan-out to 100 watchers. The creates run against
+ * two servers: one with the default store durability (each group-commit batch fsynced before it
+ * is answered, as etcd does) and one with `--store-durability=process-crash-only` (no fsync per
+ * commit); everything else runs against the first. Where etcd is installed (Debian
+ * `etcd-server`), the same create loop runs as raw etcd puts through `etcd3`, and the bench
+ * prints the ratio for each durability, last the one it is judged by:
+ * `apiserver/etcd create ratio (fsync, etcd's durability): <number>`. The create loops run in
+ * alternating rounds (fast server, etcd, fsync server, etcd, ...), after one uncounted warm-up
+ * round of each, so that a machine whose speed drifts during the run (a shared VM) slows all
+ * alike and the ratio stays a property of the software. `SHIPYARD_BENCH_CPU_PROF=<dir>` runs each server under `node --cpu-prof`, writing
+ * its profile to `<dir>/<durability>/` when it exits.
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -22,6 +28,8 @@ const watchUpdates = 500;
 const createRounds = 5;
 const listPasses = 10;
 const ns = 'bench';
+/** Where the uncounted warm-up round creates its objects, so that `ns` holds exactly `objects`. */
+const warmupNs = 'bench-warmup';
 
 async function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
@@ -92,11 +100,37 @@ interface EtcdLoad {
   close(): Promise<void>;
 }
 
-/** Creates per second of the API server and, when etcd runs, raw etcd puts per second. */
-async function benchApiServer(etcd: EtcdLoad | undefined): Promise<{ apiCreates: number; etcdPuts?: number }> {
+type Durability = 'fsync' | 'process-crash-only';
+
+interface ServerUnderTest {
+  readonly durability: Durability;
+  readonly port: number;
+  readonly pid: number;
+  readonly ca: string;
+  readonly token: string;
+  readonly client: Client;
+  /** The resourceVersion each created ConfigMap was given, by index. */
+  readonly resourceVersions: string[];
+  /** Store transactions and the writes they acknowledged so far (the server's apiserver_storage_batch_writes). */
+  batches(): Promise<{ transactions: number; writes: number }>;
+  close(): Promise<void>;
+}
+
+/** Starts `shipyard apiserver` with the given store durability and waits until it is ready, with the bench namespace. */
+async function startServer(durability: Durability): Promise<ServerUnderTest> {
   const dir = mkdtempSync(join(tmpdir(), 'shipyard-bench-'));
   const port = await freePort();
-  const child: ChildProcess = spawn(process.execPath, ['bin/shipyard.js', 'apiserver', '--data-dir', dir, '--port', String(port)], { stdio: ['ignore', 'ignore', 'inherit'], env: { ...process.env, SHIPYARD_LOG_LEVEL: 'warn' } });
+  const profileDir = process.env.SHIPYARD_BENCH_CPU_PROF;
+  const nodeArgs = profileDir ? ['--cpu-prof', `--cpu-prof-dir=${join(profileDir, durability)}`] : [];
+  const child: ChildProcess = spawn(process.execPath, [...nodeArgs, 'bin/shipyard.js', 'apiserver', '--data-dir', dir, '--port', String(port), '--store-durability', durability], { stdio: ['ignore', 'ignore', 'inherit'], env: { ...process.env, SHIPYARD_LOG_LEVEL: 'warn' } });
+  const close = async (): Promise<void> => {
+    if (child.exitCode === null && child.signalCode === null) {
+      const exited = new Promise((r) => child.once('exit', r));
+      child.kill('SIGTERM');
+      await exited;
+    }
+    rmSync(dir, { recursive: true, force: true });
+  };
   try {
     const kubeconfig = await waitFor('kubeconfig', async () => {
       const text = readFileSync(join(dir, 'kubeconfig'), 'utf8');
@@ -106,111 +140,167 @@ async function benchApiServer(etcd: EtcdLoad | undefined): Promise<{ apiCreates:
     const token = /token: (\S+)/.exec(kubeconfig)![1]!;
     const c = client(`https://127.0.0.1:${port}`, ca, token);
     await waitFor('readyz', async () => ((await c.call('GET', '/readyz')).status === 200 ? true : undefined));
-    expectStatus(await c.call('POST', '/api/v1/namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns } }), [201], 'namespace');
-    const base = `/api/v1/namespaces/${ns}/configmaps`;
-    const rvs: string[] = [];
-
-    const createOne = async (i: number): Promise<void> => {
-      const r = await c.call('POST', base, { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: `cm-${i}`, labels: { app: 'bench' } }, data: { payload, i: String(i) } });
-      expectStatus(r, [201], 'create');
-      rvs[i] = (JSON.parse(r.body) as { metadata: { resourceVersion: string } }).metadata.resourceVersion;
+    for (const name of [ns, warmupNs]) expectStatus(await c.call('POST', '/api/v1/namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name } }), [201], 'namespace');
+    return {
+      durability,
+      port,
+      pid: child.pid!,
+      ca,
+      token,
+      client: c,
+      resourceVersions: [],
+      async batches() {
+        const text = (await c.call('GET', '/metrics')).body;
+        const sample = (name: string): number => Number(new RegExp(`^${name} (\\S+)$`, 'm').exec(text)?.[1] ?? NaN);
+        return { transactions: sample('apiserver_storage_batch_writes_count'), writes: sample('apiserver_storage_batch_writes_sum') };
+      },
+      async close() {
+        c.agent.destroy();
+        await close();
+      },
     };
-    const apiLatencies = new Latencies();
-    const etcdLatencies = new Latencies();
-    let apiSeconds = 0;
-    let etcdSeconds = 0;
-    const perRound = objects / createRounds;
-    for (let round = 0; round < createRounds; round++) {
-      const first = round * perRound;
-      apiSeconds += (await loadLoop(perRound, concurrency, (i) => createOne(first + i), apiLatencies)).seconds;
-      if (etcd) etcdSeconds += (await loadLoop(perRound, concurrency, (i) => etcd.put(first + i), etcdLatencies)).seconds;
-    }
-    const apiCreates = objects / apiSeconds;
-    console.log(`creates:  ${apiCreates.toFixed(0)} ops/s (${objects} objects, ${concurrency} connections, ${createRounds} rounds), ${apiLatencies.summary()}`);
-    const etcdPuts = etcd ? objects / etcdSeconds : undefined;
-    if (etcdPuts) console.log(`etcd puts: ${etcdPuts.toFixed(0)} ops/s (${objects} keys, ${concurrency} concurrent, etcd3 client, alternating rounds), ${etcdLatencies.summary()}`);
-
-    const get = await loadLoop(objects, concurrency, async (i) => expectStatus(await c.call('GET', `${base}/cm-${(i * 7919) % objects}`), [200], 'get'));
-    console.log(`gets:     ${get.opsPerSec.toFixed(0)} ops/s, ${get.latencies.summary()}`);
-
-    const fullList = new Latencies();
-    const page = new Latencies();
-    // One uncounted pass first: the whole-list figure is for a warm server, not for JIT compilation.
-    for (let pass = -1; pass < listPasses; pass++) {
-      const t0 = performance.now();
-      let cont = '';
-      let seen = 0;
-      do {
-        const t = performance.now();
-        const r = await c.call('GET', `${base}?limit=500${cont ? `&continue=${encodeURIComponent(cont)}` : ''}`);
-        if (pass >= 0) page.add(performance.now() - t);
-        expectStatus(r, [200], 'list');
-        const body = JSON.parse(r.body) as { items: unknown[]; metadata: { continue?: string } };
-        seen += body.items.length;
-        cont = body.metadata.continue ?? '';
-      } while (cont);
-      if (seen !== objects) throw new Error(`list returned ${seen} objects, expected ${objects}`);
-      if (pass >= 0) fullList.add(performance.now() - t0);
-    }
-    if (process.env.SHIPYARD_BENCH_VERBOSE) console.log(`list passes (ms): ${fullList.all().map((v) => v.toFixed(0)).join(" ")}`);
-    console.log(`list:     ${objects} objects in pages of 500, ${listPasses} passes after a warm-up (the client's JSON parsing included): whole list ${fullList.summary()}; per page ${page.summary()}`);
-
-    const update = await loadLoop(objects, concurrency, async (i) => {
-      const r = await c.call('PUT', `${base}/cm-${i}`, { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: `cm-${i}`, resourceVersion: rvs[i], labels: { app: 'bench' } }, data: { payload, i: String(i), updated: 'yes' } });
-      expectStatus(r, [200], 'update');
-    });
-    console.log(`updates:  ${update.opsPerSec.toFixed(0)} ops/s, ${update.latencies.summary()}`);
-
-    // Watch fan-out: each update carries its send time; every watcher records how late it arrived.
-    const delivery = new Latencies();
-    const watchAgent = new Agent({ keepAlive: true, maxSockets: watchers + 1, ca });
-    expectStatus(await c.call('POST', base, { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'watched' }, data: { t: '0' } }), [201], 'create watched');
-    const listRv = (JSON.parse((await c.call('GET', `${base}?limit=1`)).body) as { metadata: { resourceVersion: string } }).metadata.resourceVersion;
-    let received = 0;
-    const streams = await Promise.all(
-      Array.from({ length: watchers }, () =>
-        new Promise<import('node:http').ClientRequest>((resolve, reject) => {
-          const req = request(`https://127.0.0.1:${port}${base}?watch=true&fieldSelector=metadata.name%3Dwatched&resourceVersion=${listRv}`, { agent: watchAgent, headers: { authorization: `Bearer ${token}` } }, (res) => {
-            let buf = '';
-            res.setEncoding('utf8');
-            res.on('data', (chunk: string) => {
-              buf += chunk;
-              let nl: number;
-              while ((nl = buf.indexOf('\n')) >= 0) {
-                const line = buf.slice(0, nl);
-                buf = buf.slice(nl + 1);
-                const ev = JSON.parse(line) as { object: { data?: { t?: string } } };
-                const sent = Number(ev.object.data?.t);
-                if (sent > 0) {
-                  delivery.add(Date.now() - sent);
-                  received++;
-                }
-              }
-            });
-            resolve(req);
-          });
-          req.on('error', reject);
-          req.end();
-        }),
-      ),
-    );
-    const fanStart = performance.now();
-    for (let i = 0; i < watchUpdates; i++) {
-      expectStatus(await c.call('PATCH', `${base}/watched`, { data: { t: String(Date.now()) } }, 'application/merge-patch+json'), [200], 'patch watched');
-    }
-    await waitFor('watch deliveries', async () => (received >= watchers * watchUpdates ? true : undefined), 60_000).catch(() => undefined);
-    const fanSeconds = (performance.now() - fanStart) / 1000;
-    for (const s of streams) s.destroy();
-    watchAgent.destroy();
-    console.log(`watch:    ${watchers} watchers x ${watchUpdates} updates: ${received} events delivered (${(received / fanSeconds).toFixed(0)} events/s), delivery ${delivery.summary()}`);
-    console.log(`server peak RSS: ${peakRssMiB(child.pid!).toFixed(0)} MiB`);
-    c.agent.destroy();
-    return { apiCreates, etcdPuts };
-  } finally {
-    child.kill('SIGTERM');
-    await new Promise((r) => child.once('exit', r));
-    rmSync(dir, { recursive: true, force: true });
+  } catch (e) {
+    await close();
+    throw e;
   }
+}
+
+interface CreateFigures {
+  readonly opsPerSec: number;
+  readonly latencies: Latencies;
+  /** Writes per store transaction during the creates. */
+  readonly writesPerTransaction: number;
+}
+
+/** Creates per second of each API server and, when etcd runs, raw etcd puts per second, in alternating rounds. */
+async function benchCreates(servers: readonly ServerUnderTest[], etcd: EtcdLoad | undefined): Promise<{ api: Map<Durability, CreateFigures>; etcdPuts?: number; etcdLatencies: Latencies }> {
+  const perRound = objects / createRounds;
+  const state = servers.map((server) => ({ server, latencies: new Latencies(), seconds: 0, rounds: [] as number[] }));
+  const etcdLatencies = new Latencies();
+  let etcdSeconds = 0;
+  let etcdKeys = 0;
+  const etcdRounds: number[] = [];
+  const create = (server: ServerUnderTest, namespace: string, i: number) =>
+    server.client.call('POST', `/api/v1/namespaces/${namespace}/configmaps`, { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: `cm-${i}`, labels: { app: 'bench' } }, data: { payload, i: String(i) } });
+  // One uncounted round for each loop first: the figures are for warm processes (server, client
+  // and etcd alike), not for JIT compilation, as the list's warm-up pass below.
+  for (const st of state) {
+    await loadLoop(perRound, concurrency, async (i) => expectStatus(await create(st.server, warmupNs, i), [201], 'warm-up create'));
+    if (etcd) await loadLoop(perRound, concurrency, (i) => etcd.put(-1 - i));
+  }
+  const before = await Promise.all(servers.map((s) => s.batches()));
+  for (let round = 0; round < createRounds; round++) {
+    const first = round * perRound;
+    for (const st of state) {
+      const r = await loadLoop(perRound, concurrency, async (i) => {
+        const res = await create(st.server, ns, first + i);
+        expectStatus(res, [201], 'create');
+        st.server.resourceVersions[first + i] = (JSON.parse(res.body) as { metadata: { resourceVersion: string } }).metadata.resourceVersion;
+      }, st.latencies);
+      st.seconds += r.seconds;
+      st.rounds.push(r.opsPerSec);
+      if (etcd) {
+        const offset = etcdKeys;
+        const e = await loadLoop(perRound, concurrency, (i) => etcd.put(offset + i), etcdLatencies);
+        etcdKeys += perRound;
+        etcdSeconds += e.seconds;
+        etcdRounds.push(e.opsPerSec);
+      }
+    }
+  }
+  const after = await Promise.all(servers.map((s) => s.batches()));
+  if (process.env.SHIPYARD_BENCH_VERBOSE) {
+    for (const st of state) console.log(`create rounds (${st.server.durability}, ops/s): ${st.rounds.map((v) => v.toFixed(0)).join(' ')}`);
+    if (etcd) console.log(`etcd put rounds (ops/s): ${etcdRounds.map((v) => v.toFixed(0)).join(' ')}`);
+  }
+  const api = new Map<Durability, CreateFigures>();
+  state.forEach((st, i) => {
+    const transactions = after[i]!.transactions - before[i]!.transactions;
+    const writes = after[i]!.writes - before[i]!.writes;
+    api.set(st.server.durability, { opsPerSec: objects / st.seconds, latencies: st.latencies, writesPerTransaction: writes / transactions });
+  });
+  return { api, etcdPuts: etcd ? etcdKeys / etcdSeconds : undefined, etcdLatencies };
+}
+
+/** Gets, lists, updates and watch fan-out against one server that already holds the created objects. */
+async function benchReadsAndUpdates(server: ServerUnderTest): Promise<void> {
+  const c = server.client;
+  const base = `/api/v1/namespaces/${ns}/configmaps`;
+  const rvs = server.resourceVersions;
+  const get = await loadLoop(objects, concurrency, async (i) => expectStatus(await c.call('GET', `${base}/cm-${(i * 7919) % objects}`), [200], 'get'));
+  console.log(`gets:     ${get.opsPerSec.toFixed(0)} ops/s, ${get.latencies.summary()}`);
+
+  const fullList = new Latencies();
+  const page = new Latencies();
+  // One uncounted pass first: the whole-list figure is for a warm server, not for JIT compilation.
+  for (let pass = -1; pass < listPasses; pass++) {
+    const t0 = performance.now();
+    let cont = '';
+    let seen = 0;
+    do {
+      const t = performance.now();
+      const r = await c.call('GET', `${base}?limit=500${cont ? `&continue=${encodeURIComponent(cont)}` : ''}`);
+      if (pass >= 0) page.add(performance.now() - t);
+      expectStatus(r, [200], 'list');
+      const body = JSON.parse(r.body) as { items: unknown[]; metadata: { continue?: string } };
+      seen += body.items.length;
+      cont = body.metadata.continue ?? '';
+    } while (cont);
+    if (seen !== objects) throw new Error(`list returned ${seen} objects, expected ${objects}`);
+    if (pass >= 0) fullList.add(performance.now() - t0);
+  }
+  if (process.env.SHIPYARD_BENCH_VERBOSE) console.log(`list passes (ms): ${fullList.all().map((v) => v.toFixed(0)).join(" ")}`);
+  console.log(`list:     ${objects} objects in pages of 500, ${listPasses} passes after a warm-up (the client's JSON parsing included): whole list ${fullList.summary()}; per page ${page.summary()}`);
+
+  const update = await loadLoop(objects, concurrency, async (i) => {
+    const r = await c.call('PUT', `${base}/cm-${i}`, { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: `cm-${i}`, resourceVersion: rvs[i], labels: { app: 'bench' } }, data: { payload, i: String(i), updated: 'yes' } });
+    expectStatus(r, [200], 'update');
+  });
+  console.log(`updates:  ${update.opsPerSec.toFixed(0)} ops/s, ${update.latencies.summary()}`);
+
+  // Watch fan-out: each update carries its send time; every watcher records how late it arrived.
+  const delivery = new Latencies();
+  const watchAgent = new Agent({ keepAlive: true, maxSockets: watchers + 1, ca: server.ca });
+  expectStatus(await c.call('POST', base, { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'watched' }, data: { t: '0' } }), [201], 'create watched');
+  const listRv = (JSON.parse((await c.call('GET', `${base}?limit=1`)).body) as { metadata: { resourceVersion: string } }).metadata.resourceVersion;
+  let received = 0;
+  const streams = await Promise.all(
+    Array.from({ length: watchers }, () =>
+      new Promise<import('node:http').ClientRequest>((resolve, reject) => {
+        const req = request(`https://127.0.0.1:${server.port}${base}?watch=true&fieldSelector=metadata.name%3Dwatched&resourceVersion=${listRv}`, { agent: watchAgent, headers: { authorization: `Bearer ${server.token}` } }, (res) => {
+          let buf = '';
+          res.setEncoding('utf8');
+          res.on('data', (chunk: string) => {
+            buf += chunk;
+            let nl: number;
+            while ((nl = buf.indexOf('\n')) >= 0) {
+              const line = buf.slice(0, nl);
+              buf = buf.slice(nl + 1);
+              const ev = JSON.parse(line) as { object: { data?: { t?: string } } };
+              const sent = Number(ev.object.data?.t);
+              if (sent > 0) {
+                delivery.add(Date.now() - sent);
+                received++;
+              }
+            }
+          });
+          resolve(req);
+        });
+        req.on('error', reject);
+        req.end();
+      }),
+    ),
+  );
+  const fanStart = performance.now();
+  for (let i = 0; i < watchUpdates; i++) {
+    expectStatus(await c.call('PATCH', `${base}/watched`, { data: { t: String(Date.now()) } }, 'application/merge-patch+json'), [200], 'patch watched');
+  }
+  await waitFor('watch deliveries', async () => (received >= watchers * watchUpdates ? true : undefined), 60_000).catch(() => undefined);
+  const fanSeconds = (performance.now() - fanStart) / 1000;
+  for (const s of streams) s.destroy();
+  watchAgent.destroy();
+  console.log(`watch:    ${watchers} watchers x ${watchUpdates} updates: ${received} events delivered (${(received / fanSeconds).toFixed(0)} events/s), delivery ${delivery.summary()}`);
+  console.log(`server peak RSS (fsync server): ${peakRssMiB(server.pid).toFixed(0)} MiB`);
 }
 
 /** Starts a throwaway etcd on loopback ports, if installed, and a client that puts ConfigMap-sized values. */
@@ -220,7 +310,9 @@ async function startEtcd(): Promise<EtcdLoad | undefined> {
   // The comparison needs etcd; on a Debian machine where we may, install it (SHIPYARD_BENCH_NO_INSTALL=1 to skip).
   if (!etcdBin && !process.env.SHIPYARD_BENCH_NO_INSTALL && process.getuid?.() === 0 && spawnSync('apt-get', ['--version']).status === 0) {
     console.log('etcd: installing Debian package etcd-server for the comparison ...');
-    spawnSync('apt-get', ['install', '-y', '-q', 'etcd-server'], { stdio: 'ignore', timeout: 300_000, env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' } });
+    const apt = (...args: string[]) => spawnSync('apt-get', args, { stdio: 'ignore', timeout: 300_000, env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' } }).status === 0;
+    // A machine whose package lists were never fetched knows no etcd-server yet.
+    if (!apt('install', '-y', '-q', 'etcd-server') && apt('update', '-q')) apt('install', '-y', '-q', 'etcd-server');
     etcdBin = find();
   }
   if (!etcdBin) {
@@ -255,13 +347,30 @@ async function startEtcd(): Promise<EtcdLoad | undefined> {
   };
 }
 
+const describe: Record<Durability, string> = {
+  fsync: "fsync, etcd's durability",
+  'process-crash-only': 'no fsync, survives a killed process only',
+};
+
 export async function run(): Promise<void> {
   const etcd = await startEtcd();
+  const servers: ServerUnderTest[] = [];
   try {
-    const { apiCreates, etcdPuts } = await benchApiServer(etcd);
-    if (etcdPuts) console.log(`apiserver/etcd create ratio: ${(apiCreates / etcdPuts).toFixed(2)}`);
-    else console.log('apiserver/etcd create ratio: n/a (etcd not installed)');
+    // The fast server first in the list, so each round ends with the judged one.
+    for (const durability of ['process-crash-only', 'fsync'] as const) servers.push(await startServer(durability));
+    const { api, etcdPuts, etcdLatencies } = await benchCreates(servers, etcd);
+    for (const [durability, f] of api) {
+      console.log(`creates (${describe[durability]}): ${f.opsPerSec.toFixed(0)} ops/s (${objects} objects, ${concurrency} connections, ${createRounds} rounds after a warm-up round), ${f.latencies.summary()}, ${f.writesPerTransaction.toFixed(1)} writes per store transaction`);
+    }
+    if (etcdPuts) console.log(`etcd puts: ${etcdPuts.toFixed(0)} ops/s (${concurrency} concurrent, etcd3 client, rounds alternating with each server's), ${etcdLatencies.summary()}`);
+    await servers[0]!.close();
+    await benchReadsAndUpdates(servers[1]!);
+    for (const durability of ['process-crash-only', 'fsync'] as const) {
+      const ratio = etcdPuts ? (api.get(durability)!.opsPerSec / etcdPuts).toFixed(2) : 'n/a (etcd not installed)';
+      console.log(`apiserver/etcd create ratio (${describe[durability]}): ${ratio}`);
+    }
   } finally {
+    for (const s of servers) await s.close();
     await etcd?.close();
   }
 }
