@@ -9,7 +9,7 @@ import type { ClusterOperator, ClusterVersion } from '../api/config/index.ts';
 import { clusterOperatorMessage } from '../api/config/index.ts';
 import { ApiClient } from '../runtime/client.ts';
 import { resources } from '../runtime/resources.ts';
-import { clusterOperators, clusterVersions, CVO_NAMESPACE } from '../operators/cluster-version/refs.ts';
+import { CVO_NAMESPACE } from '../operators/cluster-version/refs.ts';
 import { table } from './up/progress.ts';
 
 type Row = readonly string[];
@@ -78,8 +78,8 @@ export function renderStatus(f: StatusFacts, now = Date.now()): string {
 }
 
 export async function gatherStatus(client: ApiClient): Promise<StatusFacts> {
-  const cv = await client.get<ClusterVersion>(clusterVersions, undefined, 'version').catch(() => undefined);
-  const operators = (await client.list<ClusterOperator>(clusterOperators).catch(() => ({ items: [] as ClusterOperator[] }))).items;
+  const cv = await client.get<ClusterVersion>(resources.clusterVersions, undefined, 'version').catch(() => undefined);
+  const operators = (await client.list<ClusterOperator>(resources.clusterOperators).catch(() => ({ items: [] as ClusterOperator[] }))).items;
   const deployment = await client.get<{ metadata?: object; spec?: { replicas?: number } }>(resources.deployments, CVO_NAMESPACE, 'cluster-version-operator').catch(() => undefined);
   const nodes = (await client.list<{ metadata?: { name?: string; labels?: Record<string, string> }; spec?: { unschedulable?: boolean }; status?: { conditions?: { type: string; status: string }[] } }>(resources.nodes)).items.map((n) => {
     const ready = n.status?.conditions?.find((c) => c.type === 'Ready')?.status;

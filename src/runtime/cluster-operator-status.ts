@@ -8,9 +8,7 @@
 import type { ClusterOperator, ClusterOperatorStatusCondition, OperandVersion, RelatedObject } from '../api/config/index.ts';
 import { setConditions } from '../api/config/conditions.ts';
 import { isAlreadyExists, isConflict, isNotFound, type ApiClient } from './client.ts';
-import type { ResourceRef } from './resources.ts';
-
-export const clusterOperatorsRef: ResourceRef = { group: 'config.openshift.io', version: 'v1', resource: 'clusteroperators', kind: 'ClusterOperator', namespaced: false };
+import { resources } from './resources.ts';
 
 type ConditionReport = { status: 'True' | 'False' | 'Unknown'; reason: string; message?: string };
 
@@ -29,11 +27,11 @@ export async function reportClusterOperatorStatus(client: ApiClient, name: strin
   for (let attempt = 0; attempt < 3; attempt++) {
     let co: ClusterOperator;
     try {
-      co = await client.get<ClusterOperator>(clusterOperatorsRef, undefined, name);
+      co = await client.get<ClusterOperator>(resources.clusterOperators, undefined, name);
     } catch (err) {
       if (!isNotFound(err)) throw err;
       try {
-        co = await client.create<ClusterOperator>(clusterOperatorsRef, { apiVersion: 'config.openshift.io/v1', kind: 'ClusterOperator', metadata: { name }, spec: {} } as ClusterOperator);
+        co = await client.create<ClusterOperator>(resources.clusterOperators, { apiVersion: 'config.openshift.io/v1', kind: 'ClusterOperator', metadata: { name }, spec: {} } as ClusterOperator);
       } catch (createErr) {
         if (isAlreadyExists(createErr)) continue;
         throw createErr;
@@ -53,7 +51,7 @@ export async function reportClusterOperatorStatus(client: ApiClient, name: strin
     };
     if (JSON.stringify(status) === JSON.stringify(co.status ?? {})) return false;
     try {
-      await client.updateStatus(clusterOperatorsRef, { ...co, status } as ClusterOperator);
+      await client.updateStatus(resources.clusterOperators, { ...co, status } as ClusterOperator);
       return true;
     } catch (err) {
       if (!isConflict(err)) throw err;

@@ -2,6 +2,9 @@
  * Where each resource lives in the REST API. Controllers name resources by these refs rather
  * than by hand-built paths, so a typo in a group or a plural is caught once, here.
  */
+import { ClusterOperator } from '../api/config/cluster-operator.ts';
+import { ClusterVersion } from '../api/config/cluster-version.ts';
+
 export interface ResourceRef {
   /** '' for the core group. */
   readonly group: string;
@@ -32,6 +35,11 @@ export function objectPath(ref: ResourceRef, namespace: string | undefined, name
   return subresource ? `${base}/${subresource}` : base;
 }
 
+/** Just the coordinates of a kind declared in api/ (`defineCustomResource` carries them beside its CRD). */
+export function refOf(kind: ResourceRef): ResourceRef {
+  return { group: kind.group, version: kind.version, resource: kind.resource, kind: kind.kind, namespaced: kind.namespaced };
+}
+
 const core = (resource: string, kind: string, namespaced = true): ResourceRef => ({ group: '', version: 'v1', resource, kind, namespaced });
 const grouped = (group: string, version: string, resource: string, kind: string, namespaced = true): ResourceRef => ({ group, version, resource, kind, namespaced });
 
@@ -51,4 +59,7 @@ export const resources = {
   podDisruptionBudgets: grouped('policy', 'v1', 'poddisruptionbudgets', 'PodDisruptionBudget'),
   leases: grouped('coordination.k8s.io', 'v1', 'leases', 'Lease'),
   customResourceDefinitions: grouped('apiextensions.k8s.io', 'v1', 'customresourcedefinitions', 'CustomResourceDefinition', false),
+  // OpenShift's config kinds are declared once, as CRDs, in api/config/.
+  clusterVersions: refOf(ClusterVersion),
+  clusterOperators: refOf(ClusterOperator),
 } as const satisfies Record<string, ResourceRef>;

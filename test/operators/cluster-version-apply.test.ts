@@ -20,7 +20,7 @@ type Any = Record<string, any>;
 
 const NS = 'openshift-machine-api';
 const owner: V1OwnerReference = { apiVersion: 'config.openshift.io/v1', kind: 'ClusterVersion', name: 'version', uid: '00000000-0000-4000-8000-00000000c0de', controller: true };
-const clusterOperators: ResourceRef = { group: ClusterOperator.group, version: ClusterOperator.version, resource: ClusterOperator.resource, kind: ClusterOperator.kind, namespaced: ClusterOperator.namespaced };
+const clusterOperators = resources.clusterOperators;
 
 const namespace = (): Any => ({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: NS, labels: { 'openshift.io/run-level': '' } } });
 

@@ -131,7 +131,7 @@ const config = (resource: string, kind: string): ResourceRef => ({ group: 'confi
 
 /** Bootstraps the CVO from `payload` unless the cluster already has a ClusterVersion. */
 export async function bootstrapClusterVersion(client: ApiClient, payload: LoadedPayload, install: InstallConfig, signal: AbortSignal): Promise<'bootstrapped' | 'exists'> {
-  const cvRef = config('clusterversions', 'ClusterVersion');
+  const cvRef = resources.clusterVersions;
   const crdRef = resources.customResourceDefinitions;
   const existing = await client.get(cvRef, undefined, 'version').then(() => true, () => false);
   if (existing) return 'exists';

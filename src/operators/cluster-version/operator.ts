@@ -21,7 +21,7 @@ import { formatTimestamp } from '../../api/time.ts';
 import { applyManifest, checkHealth } from './apply/index.ts';
 import { filterOverrides, planPayload, type LoadedPayload, type Override, type PayloadManifest } from './payload.ts';
 import type { PayloadSource } from './payload-source.ts';
-import { CLUSTER_VERSION_NAME, clusterOperators, clusterVersions, CVO_DEPLOYMENT, CVO_NAMESPACE } from './refs.ts';
+import { CLUSTER_VERSION_NAME, CVO_DEPLOYMENT, CVO_NAMESPACE } from './refs.ts';
 import { computeStatus, syncState, type ClusterVersionStatus, type Release, type SyncState } from './status.ts';
 import { defaultBackoff, runSyncPass, type Health, type PlannedManifest, type SyncMode, type SyncResult } from './sync-worker.ts';
 
@@ -65,8 +65,8 @@ export function desiredRelease(cv: ClusterVersion | undefined, own: Release, ima
 }
 
 export function createClusterVersionOperator(ctx: ControllerContext, options: ClusterVersionOperatorOptions): Controller {
-  const versions = ctx.informers.informer<ClusterVersion>(clusterVersions, { fieldSelector: `metadata.name=${CLUSTER_VERSION_NAME}` });
-  const operators = ctx.informers.informer<ClusterOperator>(clusterOperators);
+  const versions = ctx.informers.informer<ClusterVersion>(resources.clusterVersions, { fieldSelector: `metadata.name=${CLUSTER_VERSION_NAME}` });
+  const operators = ctx.informers.informer<ClusterOperator>(resources.clusterOperators);
   let discovery: { at: number; resources: DiscoveredResources } | undefined;
   let running: { wishes: string; abort: AbortController } | undefined;
   let attempt = 0;
@@ -88,11 +88,11 @@ export function createClusterVersionOperator(ctx: ControllerContext, options: Cl
 
   const writeStatus = async (compute: (cv: ClusterVersion) => ClusterVersionStatus): Promise<void> => {
     for (let i = 0; i < 3; i++) {
-      const cv = await ctx.client.get<ClusterVersion>(clusterVersions, undefined, CLUSTER_VERSION_NAME);
+      const cv = await ctx.client.get<ClusterVersion>(resources.clusterVersions, undefined, CLUSTER_VERSION_NAME);
       const status = compute(cv);
       if (JSON.stringify(status) === JSON.stringify(cv.status ?? {})) return;
       try {
-        await ctx.client.updateStatus(clusterVersions, { ...cv, status });
+        await ctx.client.updateStatus(resources.clusterVersions, { ...cv, status });
         return;
       } catch (err) {
         if (!isConflict(err)) throw err;
@@ -108,8 +108,8 @@ export function createClusterVersionOperator(ctx: ControllerContext, options: Cl
       if (m.kind !== 'ClusterOperator' || operators.store.get(m.name)) continue;
       const obj = m.object as ClusterOperator;
       try {
-        const created = await ctx.client.create<ClusterOperator>(clusterOperators, { apiVersion: m.apiVersion, kind: m.kind, metadata: { name: m.name, labels: obj.metadata?.labels, annotations: obj.metadata?.annotations } });
-        if (obj.status?.relatedObjects) await ctx.client.updateStatus(clusterOperators, { ...created, status: { relatedObjects: obj.status.relatedObjects } });
+        const created = await ctx.client.create<ClusterOperator>(resources.clusterOperators, { apiVersion: m.apiVersion, kind: m.kind, metadata: { name: m.name, labels: obj.metadata?.labels, annotations: obj.metadata?.annotations } });
+        if (obj.status?.relatedObjects) await ctx.client.updateStatus(resources.clusterOperators, { ...created, status: { relatedObjects: obj.status.relatedObjects } });
       } catch (err) {
         if (!(err instanceof ApiError && err.code === 409)) ctx.logger.warn({ operator: m.name, err: String(err) }, 'could not pre-create ClusterOperator');
       }
@@ -121,7 +121,7 @@ export function createClusterVersionOperator(ctx: ControllerContext, options: Cl
     if (!cv) {
       // The installer normally creates it; a CVO started on a bare cluster creates it itself.
       try {
-        await ctx.client.create<ClusterVersion>(clusterVersions, { apiVersion: 'config.openshift.io/v1', kind: 'ClusterVersion', metadata: { name: CLUSTER_VERSION_NAME }, spec: { clusterID: randomUUID(), channel: '' } });
+        await ctx.client.create<ClusterVersion>(resources.clusterVersions, { apiVersion: 'config.openshift.io/v1', kind: 'ClusterVersion', metadata: { name: CLUSTER_VERSION_NAME }, spec: { clusterID: randomUUID(), channel: '' } });
       } catch (err) {
         if (!(err instanceof ApiError && err.code === 409)) throw err;
       }
@@ -286,12 +286,12 @@ export function createClusterVersionOperator(ctx: ControllerContext, options: Cl
 export async function reportIfScaledDown(client: ApiClient, now: string = formatTimestamp()): Promise<boolean> {
   const deployment = await client.get<V1Deployment>(resources.deployments, CVO_NAMESPACE, CVO_DEPLOYMENT).catch(() => undefined);
   if (deployment?.spec?.replicas !== 0) return false;
-  const cv = await client.get<ClusterVersion>(clusterVersions, undefined, CLUSTER_VERSION_NAME);
+  const cv = await client.get<ClusterVersion>(resources.clusterVersions, undefined, CLUSTER_VERSION_NAME);
   const conditions = cv.status?.conditions ?? [];
   const progressing = conditions.find((c) => c.type === 'Progressing');
   const version = cv.status?.history?.find((h) => h.state === 'Completed')?.version ?? cv.status?.desired?.version ?? '';
   const message = `Cluster version is ${version}; reconciliation is paused: the cluster-version-operator is scaled to 0 (kubectl scale --replicas=1 -n ${CVO_NAMESPACE} deployment/${CVO_DEPLOYMENT} resumes it)`;
   const next = setCondition(conditions, { type: 'Progressing', status: progressing?.status ?? 'False', reason: 'ClusterVersionOperatorScaledDown', message }, now);
-  await client.updateStatus(clusterVersions, { ...cv, status: { ...cv.status!, conditions: next } });
+  await client.updateStatus(resources.clusterVersions, { ...cv, status: { ...cv.status!, conditions: next } });
   return true;
 }

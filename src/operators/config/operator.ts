@@ -13,7 +13,7 @@ import { isNotFound } from '../../runtime/client.ts';
 import { reportClusterOperatorStatus } from '../../runtime/cluster-operator-status.ts';
 import type { ControllerContext } from '../../runtime/context.ts';
 import { Controller } from '../../runtime/controller.ts';
-import type { ResourceRef } from '../../runtime/resources.ts';
+import { resources, type ResourceRef } from '../../runtime/resources.ts';
 
 const config = (resource: string, kind: string): ResourceRef => ({ group: 'config.openshift.io', version: 'v1', resource, kind, namespaced: false });
 export const singletons = [config('infrastructures', 'Infrastructure'), config('networks', 'Network'), config('images', 'Image'), config('featuregates', 'FeatureGate')] as const;
@@ -73,7 +73,7 @@ export function createConfigOperator(ctx: ControllerContext, o: ConfigOperatorOp
 
   const controller = new Controller({ name: 'config-operator', workers: 1, reconcile, observer: ctx.metrics?.forController('config-operator') });
   for (const informer of informers) controller.watchMapped(informer, () => [KEY]);
-  controller.watchMapped(ctx.informers.informer<KubernetesObject>(config('clusteroperators', 'ClusterOperator'), { fieldSelector: `metadata.name=${OPERATOR_NAME}` }), () => [KEY]);
+  controller.watchMapped(ctx.informers.informer<KubernetesObject>(resources.clusterOperators, { fieldSelector: `metadata.name=${OPERATOR_NAME}` }), () => [KEY]);
   controller.enqueue(KEY);
   return controller;
 }
