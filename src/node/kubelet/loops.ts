@@ -10,13 +10,21 @@
  * clear them) held ~0.7 timers per second per kubelet forever: a node host of 3,500 kubelets
  * gained ~2,500 dead timers a second, and its growing heap stalled it for seconds in
  * garbage collection.
+ *
+ * Timers come from `clock` (the real one unless given), so a test drives the loops with a
+ * FakeClock instead of counting how often real timers fired.
  */
+import { realClock, type Cancel, type Clock } from '../../runtime/clock.ts';
+
 export class Loops {
-  private readonly pending = new Set<NodeJS.Timeout>();
+  private readonly pending = new Set<Cancel>();
   /** Bumped by `stop`: a step still running from before does not schedule another. */
   private generation = 0;
 
-  constructor(private readonly onError: (err: unknown) => void) {}
+  constructor(
+    private readonly onError: (err: unknown) => void,
+    private readonly clock: Clock = realClock,
+  ) {}
 
   /**
    * Runs `step` after `firstDelayMs`, then after each run ends waits `periodMs` plus up to
@@ -25,11 +33,11 @@ export class Loops {
   every(periodMs: number, step: () => Promise<void> | void, firstDelayMs: number, jitterFactor = 0): void {
     const generation = this.generation;
     const arm = (ms: number): void => {
-      const timer = setTimeout(() => {
-        this.pending.delete(timer);
+      const cancel = this.clock.setTimeout(() => {
+        this.pending.delete(cancel);
         void run();
       }, ms);
-      this.pending.add(timer);
+      this.pending.add(cancel);
     };
     const run = async (): Promise<void> => {
       try {
@@ -49,7 +57,7 @@ export class Loops {
 
   stop(): void {
     this.generation++;
-    for (const t of this.pending) clearTimeout(t);
+    for (const cancel of this.pending) cancel();
     this.pending.clear();
   }
 }
