@@ -1,6 +1,6 @@
 #!/usr/bin/env node
-// The shipyard command. The sources are TypeScript run through tsx's loader, so there is no build step.
-import { register } from 'tsx/esm/api';
+// The shipyard command: the compiled CLI (dist/, `npm run build`), or its sources through tsx
+// when that build is stale or missing (see compiled.js).
+import { importModule } from './compiled.js';
 
-register();
-await import('../src/cli/main.ts');
+await importModule('cli/main');

@@ -1,7 +1,6 @@
 #!/usr/bin/env node
 // Entrypoint of the built-in image for the kube-controller-manager component (see src/cli/components.ts).
-import { register } from 'tsx/esm/api';
+import { importModule } from '../compiled.js';
 
-register();
-const { runComponentProcess } = await import('../../src/cli/run-component.ts');
+const { runComponentProcess } = await importModule('cli/run-component');
 await runComponentProcess('kube-controller-manager', process.argv.slice(2));

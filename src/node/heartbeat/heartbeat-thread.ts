@@ -60,11 +60,14 @@ const MAX_RESTART_DELAY_MS = 30_000;
 const HEALTHY_RUN_MS = 60_000;
 
 /**
- * The thread's entry: registers tsx's loader in the new thread, then loads the TypeScript
- * module. A worker does not inherit the loader `bin/shipyard.js` registered, and in Node 20 an
- * inherited `--import tsx` does not apply to a worker's entry module.
+ * The thread's entry. Compiled (dist/, what `shipyard up` runs) it is thread-main.js itself.
+ * Run from the TypeScript sources (tests, or a stale build), a small bootstrap registers tsx's
+ * loader in the new thread first, then loads thread-main.ts: a worker does not inherit the
+ * loader the process registered, and in Node 20 an inherited `--import tsx` does not apply to a
+ * worker's entry module.
  */
 function entryUrl(): URL {
+  if (!import.meta.url.endsWith('.ts')) return new URL('./thread-main.js', import.meta.url);
   const api = import.meta.resolve('tsx/esm/api');
   const main = new URL('./thread-main.ts', import.meta.url).href;
   const code = `import { register } from ${JSON.stringify(api)};\nregister();\nawait import(${JSON.stringify(main)});\n`;

@@ -23,12 +23,11 @@ export interface PidRegistry {
   remove(pgid: number): void;
 }
 
-const tsxLoader = import.meta.resolve('tsx');
-
 function programFor(entrypoint: string): { file: string; prefix: string[] } {
   const ext = extname(entrypoint);
   if (ext === '.js' || ext === '.mjs' || ext === '.cjs') return { file: process.execPath, prefix: [entrypoint] };
-  if (ext === '.ts' || ext === '.mts') return { file: process.execPath, prefix: ['--import', tsxLoader, entrypoint] };
+  // An imported image's own TypeScript program (the built-in images' launchers are .js and run compiled code).
+  if (ext === '.ts' || ext === '.mts') return { file: process.execPath, prefix: ['--import', import.meta.resolve('tsx'), entrypoint] };
   return { file: entrypoint, prefix: [] };
 }
 
