@@ -4,10 +4,10 @@
  * (its Deployment scaled to 0) or has unmanaged overrides, every ClusterOperator, and the nodes.
  */
 import { existsSync } from 'node:fs';
-import { KubeConfig } from '@kubernetes/client-node';
 import type { ClusterOperator, ClusterVersion } from '../api/config/index.ts';
 import { clusterOperatorMessage } from '../api/config/index.ts';
 import { ApiClient } from '../runtime/client.ts';
+import { ClientConfig } from '../runtime/kubeconfig.ts';
 import { resources } from '../runtime/resources.ts';
 import { CVO_NAMESPACE } from '../operators/cluster-version/refs.ts';
 import { table } from './up/progress.ts';
@@ -92,7 +92,7 @@ export async function gatherStatus(client: ApiClient): Promise<StatusFacts> {
 
 export async function printStatus(kubeconfigPath: string): Promise<string> {
   if (!existsSync(kubeconfigPath)) throw new Error(`${kubeconfigPath} does not exist: no cluster has been created in this data directory (shipyard up creates one)`);
-  const kc = new KubeConfig();
+  const kc = new ClientConfig();
   kc.loadFromFile(kubeconfigPath);
   const client = new ApiClient(kc, { userAgent: 'shipyard-status', timeoutMs: 10_000 });
   try {

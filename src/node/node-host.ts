@@ -4,7 +4,7 @@
  * A kubelet per watch would make the API server filter every pod event once per node.
  */
 import type { Logger } from 'pino';
-import type { KubeConfig, V1Node, V1Pod, V1Service } from '@kubernetes/client-node';
+import type { V1Node, V1Pod, V1Service } from '@kubernetes/client-node';
 import type { ApiClient } from '../runtime/client.ts';
 import type { EventSink } from '../runtime/context.ts';
 import type { InformerFactory } from '../runtime/informer-factory.ts';
@@ -12,7 +12,7 @@ import { resources } from '../runtime/resources.ts';
 import type { DeepReadonly } from '../runtime/readonly.ts';
 import type { ContainerRuntime } from './container-runtime.ts';
 import { createKubelet, type Kubelet, type KubeletOptions, type KubeletTimings } from './kubelet/kubelet.ts';
-import { startHeartbeatThread } from './heartbeat/heartbeat-thread.ts';
+import { startHeartbeatThread, type HeartbeatThreadOptions } from './heartbeat/heartbeat-thread.ts';
 import type { NodeLeases, Renewal } from './heartbeat/lease-renewals.ts';
 
 const BY_NODE = 'spec.nodeName';
@@ -35,7 +35,7 @@ export interface NodeHostOptions {
    * kubeconfig (see heartbeat/heartbeat-thread.ts). Without it each kubelet renews on this
    * thread through `heartbeatClient`.
    */
-  heartbeatThread?: { kubeConfig: KubeConfig; maxSockets?: number };
+  heartbeatThread?: { kubeConfig: HeartbeatThreadOptions['kubeConfig']; maxSockets?: number };
 }
 
 export type AddNodeOptions = Omit<KubeletOptions, 'client' | 'heartbeatClient' | 'leases' | 'recorder' | 'logger' | 'runtimes' | 'caCert' | 'kubernetesService' | 'currentNode' | 'boundPods' | 'timings' | 'onHeartbeat' | 'logServer'> & {

@@ -4,13 +4,14 @@
  * Controllers need the exact JSON the server sent: @kubernetes/client-node's typed clients turn
  * timestamps into Date objects while its Watch hands out plain JSON, so a cache fed by both
  * would hold two shapes of one object. This client takes its connection settings (server, CA,
- * client certificate, bearer token) from the same KubeConfig the typed clients and the Watch
- * use, keeps connections alive, and turns non-2xx responses into `ApiError`s carrying the
+ * client certificate, bearer token) from a kubeconfig (client-node's KubeConfig or the lighter
+ * ClientConfig of kubeconfig.ts), keeps connections alive, and turns non-2xx responses into `ApiError`s carrying the
  * Kubernetes `Status` (code, reason, message), so callers branch on `reason`, not on text.
  */
 import { Agent, request as httpsRequest, type RequestOptions } from 'node:https';
 import { request as httpRequest, Agent as HttpAgent } from 'node:http';
-import type { KubeConfig, KubernetesObject, KubernetesListObject } from '@kubernetes/client-node';
+import type { KubernetesObject, KubernetesListObject } from '@kubernetes/client-node';
+import type { KubeAccess } from './kubeconfig.ts';
 import { ApiError, isNotFound, type Status } from '../api/status.ts';
 import { collectionPath, objectPath, type ResourceRef } from './resources.ts';
 
@@ -76,11 +77,11 @@ interface Connection {
 }
 
 export class ApiClient {
-  readonly kubeConfig: KubeConfig;
+  readonly kubeConfig: KubeAccess;
   private readonly options: ApiClientOptions;
   private connection: Promise<Connection> | undefined;
 
-  constructor(kubeConfig: KubeConfig, options: ApiClientOptions = {}) {
+  constructor(kubeConfig: KubeAccess, options: ApiClientOptions = {}) {
     this.kubeConfig = kubeConfig;
     this.options = options;
   }

@@ -11,9 +11,11 @@
  * - repeats of the same (object, type, reason, message) within 10 minutes of the last one
  *   update `count` and `lastTimestamp` of the Event already written instead of adding another.
  */
-import { ApiException, CoreV1Api, Observable, setHeaderOptions, type ConfigurationOptions, type CoreV1Event, type RequestContext, type ResponseContext, type KubeConfig, type V1ObjectReference } from '@kubernetes/client-node';
+import type { CoreV1Event, V1ObjectReference } from '@kubernetes/client-node';
 import { formatTimestamp } from '../api/time.ts';
+import { ApiClient, ApiError } from './client.ts';
 import { realClock, sleep, type Clock } from './clock.ts';
+import type { KubeAccess } from './kubeconfig.ts';
 
 /** Any object an Event can be about; cache entries (read-only) included. */
 export interface ObjectRefLike {
@@ -35,7 +37,7 @@ export interface EventLogger {
 }
 
 export interface EventRecorderOptions {
-  kubeConfig: KubeConfig;
+  kubeConfig: KubeAccess;
   /** `source.component` and `reportingComponent`, e.g. `replicaset-controller`. */
   component: string;
   /** `source.host` and `reportingInstance`: the node or instance that saw it. */
@@ -160,11 +162,11 @@ function involvedObject(obj: ObjectRefLike): V1ObjectReference {
 }
 
 function statusOf(err: unknown): number | undefined {
-  return err instanceof ApiException ? err.code : undefined;
+  return err instanceof ApiError ? err.code : undefined;
 }
 
 function errText(err: unknown): string {
-  if (err instanceof ApiException) return `HTTP ${err.code}`;
+  if (err instanceof ApiError) return `HTTP ${err.code}`;
   return err instanceof Error ? err.message : String(err);
 }
 
@@ -172,18 +174,6 @@ function errText(err: unknown): string {
 function retryable(err: unknown): boolean {
   const code = statusOf(err);
   return code === undefined || code === 429 || code >= 500;
-}
-
-/** client-node 1.4 takes a per-call AbortSignal only through a middleware. */
-function withSignal(signal: AbortSignal, opts: ConfigurationOptions = {}): ConfigurationOptions {
-  const m = {
-    pre: (ctx: RequestContext) => {
-      ctx.setSignal(signal);
-      return new Observable(Promise.resolve(ctx));
-    },
-    post: (ctx: ResponseContext) => new Observable(Promise.resolve(ctx)),
-  };
-  return { ...opts, middleware: [...(opts.middleware ?? []), m], middlewareMergeStrategy: 'append' };
 }
 
 interface Queued {
@@ -202,7 +192,7 @@ class EventWriter {
   private dropped = 0;
 
   constructor(
-    private readonly api: CoreV1Api,
+    private readonly api: ApiClient,
     private readonly o: Required<Pick<EventRecorderOptions, 'maxQueued' | 'retryDelayMs' | 'maxAttempts'>> & { clock: Clock; log: EventLogger; signal: AbortSignal },
   ) {
     o.signal.addEventListener('abort', () => this.abandon(), { once: true });
@@ -271,18 +261,19 @@ class EventWriter {
 
   private async write(q: Queued): Promise<void> {
     const { namespace, name } = q.event.metadata as { namespace: string; name: string };
-    const opts = withSignal(this.o.signal);
+    const signal = this.o.signal;
+    const events = `/api/v1/namespaces/${encodeURIComponent(namespace)}/events`;
     if (q.repeat) {
       const patch = { count: q.event.count, lastTimestamp: (q.event.lastTimestamp as Date).toISOString() };
       try {
-        await this.api.patchNamespacedEvent({ namespace, name, body: patch }, setHeaderOptions('Content-Type', 'application/merge-patch+json', opts));
+        await this.api.request('PATCH', `${events}/${encodeURIComponent(name)}`, { body: patch, contentType: 'application/merge-patch+json', signal });
         return;
       } catch (err) {
         // Deleted (by TTL, or its first write was dropped): write it whole, count and all.
         if (statusOf(err) !== 404) throw err;
       }
     }
-    await this.api.createNamespacedEvent({ namespace, body: q.event }, opts);
+    await this.api.request('POST', events, { body: q.event, signal });
   }
 
   private drop(q: Queued, why: string): void {
@@ -314,7 +305,7 @@ export function createEventRecorder(opts: EventRecorderOptions): EventRecorder &
   const log = opts.logger ?? silent;
   const signal = opts.signal ?? new AbortController().signal;
   const d = EVENT_DEFAULTS;
-  const writer = new EventWriter(opts.kubeConfig.makeApiClient(CoreV1Api), {
+  const writer = new EventWriter(new ApiClient(opts.kubeConfig, { userAgent: opts.component }), {
     maxQueued: opts.maxQueued ?? d.maxQueued,
     retryDelayMs: opts.retryDelayMs ?? d.retryDelayMs,
     maxAttempts: opts.maxAttempts ?? d.maxAttempts,

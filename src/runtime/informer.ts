@@ -11,13 +11,15 @@
  * reconnect rarely needs a relist, and carry a randomised timeoutSeconds so connections
  * recycle at spread times instead of all at once.
  */
-import { Watch, type KubeConfig, type KubernetesListObject, type KubernetesObject } from '@kubernetes/client-node';
+import type { KubernetesListObject, KubernetesObject } from '@kubernetes/client-node';
+import type { KubeAccess } from './kubeconfig.ts';
+import { watchClientFor } from './watch.ts';
 import { ObjectCache, objectKey, type IndexFunc, type ReadonlyCache } from './cache.ts';
 import { sleep } from './clock.ts';
 import type { DeepReadonly } from './readonly.ts';
 
 export interface InformerOptions<T extends KubernetesObject> {
-  readonly kubeConfig: KubeConfig;
+  readonly kubeConfig: KubeAccess;
   /** Collection path, e.g. `/api/v1/configmaps` or `/api/v1/namespaces/x/configmaps`. */
   readonly path: string;
   /** Lists the collection; it must apply the selectors it is given, or the cache and the watch disagree. */
@@ -86,7 +88,7 @@ export function createInformer<T extends KubernetesObject>(options: InformerOpti
   const timeoutRange = options.watchTimeoutSeconds ?? { min: 300, max: 600 };
   const transform = options.transform;
   const handlers = { add: new Set<AddHandler<T>>(), update: new Set<UpdateHandler<T>>(), delete: new Set<DeleteHandler<T>>() };
-  const watcher = new Watch(options.watchAccept ? withAccept(options.kubeConfig, options.watchAccept) : options.kubeConfig);
+  const watcher = watchClientFor(options.kubeConfig, options.watchAccept);
   let synced = false;
   let rv: string | undefined;
   let resolveSync!: () => void;
@@ -164,8 +166,8 @@ export function createInformer<T extends KubernetesObject>(options: InformerOpti
       let controller: AbortController | undefined;
       let finished = false;
       const abort = (): void => controller?.abort();
-      // client-node 1.4.0's own watch timeout never takes effect, so a half-open connection
-      // would hang forever; past the server's deadline plus slack, the client gives up itself.
+      // A half-open connection would hang forever; past the server's deadline plus slack, the
+      // client gives up itself.
       const guard = setTimeout(() => {
         failure ??= new Error(`watch ${options.path} exceeded ${timeoutSeconds}s without closing`);
         abort();
@@ -263,13 +265,6 @@ export function createInformer<T extends KubernetesObject>(options: InformerOpti
     },
     done,
   };
-}
-
-/** client-node's Watch always asks for full objects; this view of the KubeConfig makes it ask for `accept`. */
-function withAccept(kubeConfig: KubeConfig, accept: string): KubeConfig {
-  const view = Object.create(kubeConfig) as KubeConfig;
-  view.applyToFetchOptions = (opts) => kubeConfig.applyToFetchOptions({ ...opts, headers: { ...opts.headers, Accept: accept } });
-  return view;
 }
 
 function isGone(err: unknown): boolean {

@@ -20,8 +20,11 @@
  * loses leadership becomes a candidate again until `signal` aborts: components here may run
  * in-process beside others, where exiting is not the way to start over.
  */
-import { ApiException, CoordinationV1Api, Observable, V1MicroTime, type ConfigurationOptions, type KubeConfig, type V1Lease, type V1LeaseSpec } from '@kubernetes/client-node';
+import type { V1Lease, V1LeaseSpec } from '@kubernetes/client-node';
+import { ApiError } from './client.ts';
 import { realClock, sleep, type Clock } from './clock.ts';
+import type { KubeAccess } from './kubeconfig.ts';
+import { LeaseClient, MicroTime, type CallOptions } from './lease-client.ts';
 
 export interface LeaderElectionLogger {
   info(o: object, msg?: string): void;
@@ -29,7 +32,7 @@ export interface LeaderElectionLogger {
 }
 
 export interface LeaderElectionOptions {
-  kubeConfig: KubeConfig;
+  kubeConfig: KubeAccess;
   namespace: string;
   name: string;
   /** Unique among the candidates, e.g. `<host>_<uuid>` as client-go users do. */
@@ -137,35 +140,23 @@ export class LeaseObservation {
 
 type Attempt = 'ok' | 'held' | 'error';
 
-/** client-node 1.4 takes a per-call AbortSignal only through a middleware. */
-function withSignal(signal: AbortSignal): ConfigurationOptions {
-  return {
-    middleware: [
-      {
-        pre: (ctx) => {
-          ctx.setSignal(signal);
-          return new Observable(Promise.resolve(ctx));
-        },
-        post: (ctx) => new Observable(Promise.resolve(ctx)),
-      },
-    ],
-    middlewareMergeStrategy: 'append',
-  };
+function withSignal(signal: AbortSignal): CallOptions {
+  return { signal };
 }
 
 function statusOf(err: unknown): number | undefined {
-  return err instanceof ApiException ? err.code : undefined;
+  return err instanceof ApiError ? err.code : undefined;
 }
 
 function errText(err: unknown): string {
-  if (err instanceof ApiException) return `HTTP ${err.code}`;
+  if (err instanceof ApiError) return `HTTP ${err.code}`;
   return err instanceof Error ? err.message : String(err);
 }
 
 const silent: LeaderElectionLogger = { info() {}, warn() {} };
 
 class Elector {
-  private readonly api: CoordinationV1Api;
+  private readonly api: LeaseClient;
   private readonly clock: Clock;
   private readonly log: LeaderElectionLogger;
   private readonly t: LeaderElectionTimings;
@@ -177,7 +168,7 @@ class Elector {
       if (typeof opts[k] !== 'string' || opts[k] === '') throw new TypeError(`leader election: ${k} must be a non-empty string`);
     }
     this.t = resolveTimings(opts);
-    this.api = opts.kubeConfig.makeApiClient(CoordinationV1Api);
+    this.api = new LeaseClient(opts.kubeConfig);
     this.clock = opts.clock ?? realClock;
     this.log = opts.logger ?? silent;
   }
@@ -310,7 +301,7 @@ class Elector {
   private async tryAcquireOrRenew(signal: AbortSignal): Promise<Attempt> {
     const { namespace, name, identity } = this.opts;
     const now = this.clock.now();
-    const stamp = new V1MicroTime();
+    const stamp = new MicroTime();
     const duration = leaseDurationSeconds(this.t.leaseDurationMs);
 
     let current: V1Lease;
@@ -379,7 +370,7 @@ class Elector {
     try {
       const current = await this.api.readNamespacedLease({ namespace, name }, withSignal(ac.signal));
       if (current.spec?.holderIdentity !== identity) return;
-      const stamp = new V1MicroTime();
+      const stamp = new MicroTime();
       const { holderIdentity: _, ...spec } = current.spec;
       const body: V1Lease = { ...current, spec: { ...spec, leaseDurationSeconds: 1, acquireTime: stamp, renewTime: stamp } };
       const released = await this.api.replaceNamespacedLease({ namespace, name, body }, withSignal(ac.signal));

@@ -9,7 +9,6 @@
  * exit; here the host decides whether to exit or campaign again).
  */
 import { hostname } from 'node:os';
-import type { KubeConfig } from '@kubernetes/client-node';
 import type { Logger } from 'pino';
 import { ApiClient } from './client.ts';
 import { realClock, type Clock } from './clock.ts';
@@ -17,6 +16,7 @@ import type { ControllerContext } from './context.ts';
 import type { Controller } from './controller.ts';
 import { createEventRecorder } from './events.ts';
 import { InformerFactory } from './informer-factory.ts';
+import type { KubeAccess } from './kubeconfig.ts';
 import { runLeaderElection } from './leader-election.ts';
 import { createLogger } from './logger.ts';
 import { createComponentMetrics, type ComponentMetrics } from './metrics.ts';
@@ -33,7 +33,7 @@ export interface LeaderElectionConfig {
 export interface ManagerOptions {
   /** Component name: the event source, the metrics prefix, the logger's `component`. */
   component: string;
-  kubeConfig: KubeConfig;
+  kubeConfig: KubeAccess;
   signal: AbortSignal;
   /** Builds the controllers once the context exists (and, with leader election, once leading). */
   controllers: (ctx: ControllerContext) => Controller[] | Promise<Controller[]>;

@@ -12,7 +12,6 @@
 import { mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Logger } from 'pino';
-import { KubeConfig } from '@kubernetes/client-node';
 import { ensureServingPki } from '../../apiserver/auth/pki.ts';
 import { ensureTokenAuthenticator } from '../../apiserver/auth/tokens.ts';
 import { writeKubeconfig } from '../../apiserver/auth/kubeconfig.ts';
@@ -23,6 +22,7 @@ import { startCloudServer, type CloudServer } from '../../cloud/server.ts';
 import { startLoadBalancer, type LoadBalancer } from '../../cloud/load-balancer.ts';
 import type { Instance } from '../../cloud/state.ts';
 import { ApiClient } from '../../runtime/client.ts';
+import { ClientConfig } from '../../runtime/kubeconfig.ts';
 import { InformerFactory } from '../../runtime/informer-factory.ts';
 import { createEventRecorder } from '../../runtime/events.ts';
 import { openImageStore, type ImageStore } from '../../node/images.ts';
@@ -80,7 +80,7 @@ export async function startDatacenter(o: DatacenterOptions): Promise<Datacenter>
   const auth = ensureTokenAuthenticator(pkiDir);
   const kubeconfigPath = join(dataDir, 'kubeconfig');
   writeKubeconfig(kubeconfigPath, { server: apiUrl, caCertPem: pki.caCertPem, token: auth.adminToken });
-  const kubeConfig = new KubeConfig();
+  const kubeConfig = new ClientConfig();
   kubeConfig.loadFromFile(kubeconfigPath);
 
   const images: ImageStore = openImageStore(join(dataDir, 'images'));

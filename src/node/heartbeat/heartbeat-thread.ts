@@ -12,8 +12,8 @@
  * thread that dies is started again with every Lease it was renewing.
  */
 import { Worker } from 'node:worker_threads';
-import type { KubeConfig } from '@kubernetes/client-node';
 import type { Logger } from 'pino';
+import type { KubeAccess } from '../../runtime/kubeconfig.ts';
 import type { NodeLeases, Renewal } from './lease-renewals.ts';
 import type { NodeLease } from './node-lease.ts';
 
@@ -32,7 +32,8 @@ export type ToThread = { readonly op: 'set'; readonly lease: NodeLease } | { rea
 export type FromThread = { readonly op: 'renewed'; readonly renewal: Renewal };
 
 export interface HeartbeatThreadOptions {
-  readonly kubeConfig: KubeConfig;
+  /** Exported to the thread, which builds its own client from it. */
+  readonly kubeConfig: KubeAccess & { exportConfig(): string };
   /** Connections to the API server (default 64: 500 renewals a second at 100 ms each need 50). */
   readonly maxSockets?: number;
   readonly userAgent?: string;

@@ -1,14 +1,14 @@
 /** The heartbeat thread itself (see heartbeat-thread.ts): renews what it is told to, reports each renewal. */
 import { parentPort, workerData } from 'node:worker_threads';
-import { KubeConfig } from '@kubernetes/client-node';
 import { ApiClient } from '../../runtime/client.ts';
+import { ClientConfig } from '../../runtime/kubeconfig.ts';
 import type { FromThread, ThreadInput, ToThread } from './heartbeat-thread.ts';
 import { LeaseRenewals } from './lease-renewals.ts';
 
 const port = parentPort;
 if (!port) throw new Error('thread-main.ts runs as the heartbeat thread, started by startHeartbeatThread');
 const input = workerData as ThreadInput;
-const kubeConfig = new KubeConfig();
+const kubeConfig = new ClientConfig();
 kubeConfig.loadFromString(input.kubeConfig);
 const client = new ApiClient(kubeConfig, { maxSockets: input.maxSockets, userAgent: input.userAgent });
 /** Nodes whose last renewal failed: their next success is reported too. */
