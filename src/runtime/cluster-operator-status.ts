@@ -5,10 +5,11 @@
  * created when missing (the CVO normally pre-creates it) and written only when something
  * changed, so a healthy operator costs the API nothing.
  */
-import type { ClusterOperator, ClusterOperatorStatusCondition, OperandVersion, RelatedObject } from '../api/config/index.ts';
+import type { ClusterOperator, ClusterOperatorStatus, ClusterOperatorStatusCondition, OperandVersion, RelatedObject } from '../api/config/index.ts';
 import { setConditions } from '../api/config/conditions.ts';
-import { isAlreadyExists, isConflict, isNotFound, type ApiClient } from './client.ts';
+import { isAlreadyExists, type ApiClient } from './client.ts';
 import { resources } from './resources.ts';
+import { updateStatus } from './update-status.ts';
 
 type ConditionReport = { status: 'True' | 'False' | 'Unknown'; reason: string; message?: string };
 
@@ -24,38 +25,27 @@ export interface OperatorStatusReport {
 
 /** Writes the report; returns true when something was written. */
 export async function reportClusterOperatorStatus(client: ApiClient, name: string, report: OperatorStatusReport, now: Date | number = new Date()): Promise<boolean> {
-  for (let attempt = 0; attempt < 3; attempt++) {
-    let co: ClusterOperator;
-    try {
-      co = await client.get<ClusterOperator>(resources.clusterOperators, undefined, name);
-    } catch (err) {
-      if (!isNotFound(err)) throw err;
-      try {
-        co = await client.create<ClusterOperator>(resources.clusterOperators, { apiVersion: 'config.openshift.io/v1', kind: 'ClusterOperator', metadata: { name }, spec: {} } as ClusterOperator);
-      } catch (createErr) {
-        if (isAlreadyExists(createErr)) continue;
-        throw createErr;
-      }
-    }
+  const target = { resource: resources.clusterOperators, name };
+  const apply = (current: ClusterOperatorStatus): ClusterOperatorStatus => {
     const updates: Omit<ClusterOperatorStatusCondition, 'lastTransitionTime'>[] = [
       { type: 'Available', ...report.available },
       { type: 'Progressing', ...report.progressing },
       { type: 'Degraded', ...report.degraded },
       { type: 'Upgradeable', ...(report.upgradeable ?? { status: 'True', reason: 'AsExpected' }) },
     ];
-    const status = {
-      ...(co.status ?? {}),
-      conditions: setConditions(co.status?.conditions, updates, now),
+    return {
+      ...current,
+      conditions: setConditions(current.conditions, updates, now),
       versions: report.versions.map((v) => ({ ...v })),
-      relatedObjects: (report.relatedObjects ?? co.status?.relatedObjects ?? []).map((r) => ({ ...r })),
+      relatedObjects: (report.relatedObjects ?? current.relatedObjects ?? []).map((r) => ({ ...r })),
     };
-    if (JSON.stringify(status) === JSON.stringify(co.status ?? {})) return false;
-    try {
-      await client.updateStatus(resources.clusterOperators, { ...co, status } as ClusterOperator);
-      return true;
-    } catch (err) {
-      if (!isConflict(err)) throw err;
-    }
+  };
+  const written = await updateStatus(client, target, apply);
+  if (written.object) return written.changed;
+  try {
+    await client.create<ClusterOperator>(resources.clusterOperators, { apiVersion: 'config.openshift.io/v1', kind: 'ClusterOperator', metadata: { name }, spec: {} } as ClusterOperator);
+  } catch (err) {
+    if (!isAlreadyExists(err)) throw err;
   }
-  throw new Error(`ClusterOperator ${name}: status kept changing underneath; will retry`);
+  return (await updateStatus(client, target, apply)).changed;
 }

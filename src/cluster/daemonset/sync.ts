@@ -15,13 +15,13 @@ import type { EventSink } from '../../runtime/context.ts';
 import type { Informer } from '../../runtime/informer.ts';
 import { terminal, type ReconcileResult } from '../../runtime/reconcile-loop.ts';
 import { resources } from '../../runtime/resources.ts';
+import { statusTargetOf, updateStatus } from '../../runtime/update-status.ts';
 import { claim } from '../workload-common/claim.ts';
 import type { Expectations } from '../workload-common/expectations.ts';
 import { CONTROLLER_UID_INDEX, ORPHAN_INDEX, subjectOf } from '../workload-common/owners.ts';
 import type { PodControl } from '../workload-common/pod-control.ts';
 import { isPodTerminal } from '../workload-common/pods.ts';
 import { slowStartBatch } from '../workload-common/slow-start.ts';
-import { writeStatus } from '../workload-common/status-writer.ts';
 import { templateHash } from '../workload-common/template-hash.ts';
 import { allowsSurge, decideNode, isSettled, isUpdated } from './manage.ts';
 import { compilePlacement, targetNodeOf, type Placement } from './placement.ts';
@@ -166,7 +166,7 @@ export function makeDaemonSetReconcile(deps: DaemonSetSyncDeps): (key: string) =
       const counts = daemonSetCounts({ nodes: fits.map((f) => ({ name: f.name, shouldRun: f.fit.shouldRun })), podsByNode, hash, minReadySeconds, nowMs: now });
       const previous = (ds.status ?? {}) as Partial<DaemonSetStatus>;
       const status: DaemonSetStatus = { ...previous, ...counts, observedGeneration: observed ? ds.metadata?.generation : previous.observedGeneration };
-      await writeStatus(deps.client, DS, ds, status);
+      await updateStatus(deps.client, statusTargetOf(DS, ds), () => status);
       return status;
     };
 

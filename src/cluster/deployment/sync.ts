@@ -10,18 +10,19 @@
  */
 import type { V1Deployment, V1Pod, V1ReplicaSet } from '@kubernetes/client-node';
 import { compileLabelSelector, isEmptySelector } from '../../api/label-selector.ts';
+import { canonicalJson } from '../../runtime/canonical-json.ts';
 import { isAlreadyExists, isConflict, isNotFound, type ApiClient } from '../../runtime/client.ts';
 import type { EventSink } from '../../runtime/context.ts';
 import { controllerOf } from '../../runtime/controller.ts';
 import type { Informer } from '../../runtime/informer.ts';
 import { terminal, type ReconcileResult } from '../../runtime/reconcile-loop.ts';
 import { resources } from '../../runtime/resources.ts';
+import { statusTargetOf, updateStatus } from '../../runtime/update-status.ts';
 import { claim } from '../workload-common/claim.ts';
 import { errorMessage } from '../workload-common/errors.ts';
 import { CONTROLLER_UID_INDEX, ORPHAN_INDEX, controllerRef, subjectOf } from '../workload-common/owners.ts';
 import { isPodTerminal } from '../workload-common/pods.ts';
-import { writeStatus } from '../workload-common/status-writer.ts';
-import { canonicalJson, POD_TEMPLATE_HASH_LABEL, templateHash, templatesEqualIgnoringHash } from '../workload-common/template-hash.ts';
+import { POD_TEMPLATE_HASH_LABEL, templateHash, templatesEqualIgnoringHash } from '../workload-common/template-hash.ts';
 import { REVISION, maxRevision, replicasAnnotationsNeedUpdate, setNewReplicaSetAnnotations, setReplicasAnnotations } from './annotations.ts';
 import { planProportionalScale } from './proportional.ts';
 import { filterActive, findActiveOrLatest, findNewReplicaSet, isSaturated, isScalingEvent, sortByRevision, view } from './replicasets.ts';
@@ -156,7 +157,7 @@ class DeploymentSync {
         throw err;
       }
     }
-    const written = await writeStatus(client, DEPLOY, this.server, this.d.status);
+    const { object: written } = await updateStatus(client, statusTargetOf(DEPLOY, this.server), () => this.d.status);
     if (!written) throw new Gone();
     this.server = written as unknown as Deployment;
     this.d.metadata = { ...this.d.metadata, resourceVersion: written.metadata?.resourceVersion };

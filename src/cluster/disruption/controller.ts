@@ -4,12 +4,11 @@
  * many pods may go. Written only when the status changes.
  */
 import type { V1Pod, V1PodDisruptionBudget } from '@kubernetes/client-node';
-import { isDeepStrictEqual } from 'node:util';
-import { isNotFound } from '../../runtime/client.ts';
 import { NAMESPACE_INDEX } from '../../runtime/cache.ts';
 import type { ControllerContext } from '../../runtime/context.ts';
 import { Controller } from '../../runtime/controller.ts';
 import { resources } from '../../runtime/resources.ts';
+import { statusTargetOf, updateStatus } from '../../runtime/update-status.ts';
 import { compileLabelSelector, type LabelSelector } from '../../api/label-selector.ts';
 import { budgetStatus, DISRUPTED_POD_TIMEOUT_MS } from './budget.ts';
 
@@ -28,14 +27,8 @@ export function createDisruptionController(ctx: ControllerContext): Controller {
       // Wall time: disruptedPods holds timestamps.
       const now = ctx.clock.wallNow();
       const status = budgetStatus(pdb, pods.store.byIndex(NAMESPACE_INDEX, namespace), now);
-      if (!isDeepStrictEqual(JSON.parse(JSON.stringify(status)), JSON.parse(JSON.stringify(pdb.status ?? {})))) {
-        try {
-          await ctx.client.updateStatus(resources.podDisruptionBudgets, { ...(pdb as V1PodDisruptionBudget), status });
-        } catch (err) {
-          if (isNotFound(err)) return;
-          throw err;
-        }
-      }
+      const written = await updateStatus(ctx.client, statusTargetOf(resources.podDisruptionBudgets, pdb), () => status);
+      if (!written.object) return;
       // Entries in disruptedPods expire: look again when the oldest would.
       const times = Object.values((status.disruptedPods ?? {}) as unknown as Record<string, string>).map((t) => Date.parse(t));
       if (times.length) return { requeueAfterMs: Math.max(1000, Math.min(...times) + DISRUPTED_POD_TIMEOUT_MS - now) };

@@ -13,6 +13,7 @@ import { controllerOf } from '../../runtime/controller.ts';
 import type { Informer } from '../../runtime/informer.ts';
 import { terminal, type ReconcileResult } from '../../runtime/reconcile-loop.ts';
 import { resources } from '../../runtime/resources.ts';
+import { statusTargetOf, updateStatus } from '../../runtime/update-status.ts';
 import { claim } from '../workload-common/claim.ts';
 import { errorMessage } from '../workload-common/errors.ts';
 import type { Expectations } from '../workload-common/expectations.ts';
@@ -20,7 +21,6 @@ import { CONTROLLER_UID_INDEX, ORPHAN_INDEX } from '../workload-common/owners.ts
 import { podFromTemplate, type PodControl } from '../workload-common/pod-control.ts';
 import { isPodActive, type Pod } from '../workload-common/pods.ts';
 import { slowStartBatch } from '../workload-common/slow-start.ts';
-import { writeStatus } from '../workload-common/status-writer.ts';
 import { podsToDelete } from './rank.ts';
 import { calculateStatus, type ManageFailure } from './status.ts';
 import type { ReplicaSet } from './types.ts';
@@ -117,7 +117,7 @@ export function makeReplicaSetReconcile(deps: ReplicaSetSyncDeps): (key: string)
       }
     }
     const status = calculateStatus(rs, active, failure, deps.now());
-    const written = await writeStatus(deps.client, RS, rs, status);
+    const { object: written } = await updateStatus(deps.client, statusTargetOf(RS, rs), () => status);
     if (manageError !== undefined) throw manageError;
     // Pods that are ready but not yet available become available with no event to say so.
     const minReadySeconds = rs.spec?.minReadySeconds ?? 0;

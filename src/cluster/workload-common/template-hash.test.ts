@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { canonicalJson, fnv1a32, templateHash, templatesEqualIgnoringHash } from './template-hash.ts';
+import { canonicalJson } from '../../runtime/canonical-json.ts';
+import { fnv1a32, templateHash, templatesEqualIgnoringHash } from './template-hash.ts';
 
 const template = {
   metadata: { labels: { app: 'web', tier: 'front' } },

@@ -8,30 +8,9 @@
  * kube hashes Go's dump of the struct instead, so the values differ from kube's; equality
  * with kube is not a goal, stability is.
  */
+import { canonicalJson } from '../../runtime/canonical-json.ts';
 
 const SAFE_ALPHABET = 'bcdfghjklmnpqrstvwxz2456789';
-
-/** Sorted keys, absent-equivalent values removed; undefined when the whole value is "absent". */
-function canonical(value: unknown): unknown {
-  if (value === null || value === undefined) return undefined;
-  if (Array.isArray(value)) {
-    const items = value.map((v) => canonical(v) ?? null);
-    return items.length ? items : undefined;
-  }
-  if (typeof value === 'object') {
-    const out: Record<string, unknown> = {};
-    for (const key of Object.keys(value as object).sort()) {
-      const v = canonical((value as Record<string, unknown>)[key]);
-      if (v !== undefined) out[key] = v;
-    }
-    return Object.keys(out).length ? out : undefined;
-  }
-  return value;
-}
-
-export function canonicalJson(value: unknown): string {
-  return JSON.stringify(canonical(value) ?? null);
-}
 
 const FNV_OFFSET = 0x811c9dc5;
 const FNV_PRIME = 0x01000193;

@@ -11,11 +11,12 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { KubernetesObject, V1Deployment, V1OwnerReference } from '@kubernetes/client-node';
-import { ApiError, isConflict, isNotFound, type ApiClient } from '../../runtime/client.ts';
+import { ApiError, isNotFound, type ApiClient } from '../../runtime/client.ts';
 import type { ControllerContext } from '../../runtime/context.ts';
 import { Controller } from '../../runtime/controller.ts';
 import { discoverResources, type DiscoveredResources } from '../../runtime/discovery.ts';
 import { resources, type ResourceRef } from '../../runtime/resources.ts';
+import { updateStatus, type StatusTarget } from '../../runtime/update-status.ts';
 import { setCondition, type ClusterVersion } from '../../api/config/index.ts';
 import { formatTimestamp } from '../../api/time.ts';
 import { applyManifest, checkHealth } from './apply/index.ts';
@@ -40,6 +41,7 @@ export interface ClusterVersionOperatorOptions {
 }
 
 const FIELD_MANAGER = 'cluster-version-operator';
+const clusterVersionStatus: StatusTarget = { resource: resources.clusterVersions, name: CLUSTER_VERSION_NAME };
 
 /** `4.17.3` → `4.17`: what Upgradeable=False guards (a new minor or major). */
 function minorOf(version: string | undefined): string {
@@ -87,17 +89,7 @@ export function createClusterVersionOperator(ctx: ControllerContext, options: Cl
   };
 
   const writeStatus = async (compute: (cv: ClusterVersion) => ClusterVersionStatus): Promise<void> => {
-    for (let i = 0; i < 3; i++) {
-      const cv = await ctx.client.get<ClusterVersion>(resources.clusterVersions, undefined, CLUSTER_VERSION_NAME);
-      const status = compute(cv);
-      if (JSON.stringify(status) === JSON.stringify(cv.status ?? {})) return;
-      try {
-        await ctx.client.updateStatus(resources.clusterVersions, { ...cv, status });
-        return;
-      } catch (err) {
-        if (!isConflict(err)) throw err;
-      }
-    }
+    await updateStatus<ClusterVersionStatus>(ctx.client, clusterVersionStatus, (_, cv) => compute(cv as ClusterVersion));
   };
 
   const ownerRef = (cv: ClusterVersion): V1OwnerReference => ({ apiVersion: 'config.openshift.io/v1', kind: 'ClusterVersion', name: CLUSTER_VERSION_NAME, uid: cv.metadata!.uid!, controller: true });
@@ -286,12 +278,12 @@ export function createClusterVersionOperator(ctx: ControllerContext, options: Cl
 export async function reportIfScaledDown(client: ApiClient, now: string = formatTimestamp()): Promise<boolean> {
   const deployment = await client.get<V1Deployment>(resources.deployments, CVO_NAMESPACE, CVO_DEPLOYMENT).catch(() => undefined);
   if (deployment?.spec?.replicas !== 0) return false;
-  const cv = await client.get<ClusterVersion>(resources.clusterVersions, undefined, CLUSTER_VERSION_NAME);
-  const conditions = cv.status?.conditions ?? [];
-  const progressing = conditions.find((c) => c.type === 'Progressing');
-  const version = cv.status?.history?.find((h) => h.state === 'Completed')?.version ?? cv.status?.desired?.version ?? '';
-  const message = `Cluster version is ${version}; reconciliation is paused: the cluster-version-operator is scaled to 0 (kubectl scale --replicas=1 -n ${CVO_NAMESPACE} deployment/${CVO_DEPLOYMENT} resumes it)`;
-  const next = setCondition(conditions, { type: 'Progressing', status: progressing?.status ?? 'False', reason: 'ClusterVersionOperatorScaledDown', message }, now);
-  await client.updateStatus(resources.clusterVersions, { ...cv, status: { ...cv.status!, conditions: next } });
+  await updateStatus<ClusterVersionStatus>(client, clusterVersionStatus, (status) => {
+    const conditions = status.conditions ?? [];
+    const progressing = conditions.find((c) => c.type === 'Progressing');
+    const version = status.history?.find((h) => h.state === 'Completed')?.version ?? status.desired?.version ?? '';
+    const message = `Cluster version is ${version}; reconciliation is paused: the cluster-version-operator is scaled to 0 (kubectl scale --replicas=1 -n ${CVO_NAMESPACE} deployment/${CVO_DEPLOYMENT} resumes it)`;
+    return { ...status, conditions: setCondition(conditions, { type: 'Progressing', status: progressing?.status ?? 'False', reason: 'ClusterVersionOperatorScaledDown', message }, now) };
+  });
   return true;
 }

@@ -9,11 +9,11 @@
  */
 import type { KubernetesObject } from '@kubernetes/client-node';
 import type { FeatureGate, FeatureGateDetails } from '../../api/config/index.ts';
-import { isNotFound } from '../../runtime/client.ts';
 import { reportClusterOperatorStatus } from '../../runtime/cluster-operator-status.ts';
 import type { ControllerContext } from '../../runtime/context.ts';
 import { Controller } from '../../runtime/controller.ts';
 import { resources, type ResourceRef } from '../../runtime/resources.ts';
+import { statusTargetOf, updateStatus } from '../../runtime/update-status.ts';
 
 const config = (resource: string, kind: string): ResourceRef => ({ group: 'config.openshift.io', version: 'v1', resource, kind, namespaced: false });
 export const singletons = [config('infrastructures', 'Infrastructure'), config('networks', 'Network'), config('images', 'Image'), config('featuregates', 'FeatureGate')] as const;
@@ -43,18 +43,12 @@ export function createConfigOperator(ctx: ControllerContext, o: ConfigOperatorOp
     const fg = informers[3]!.store.get('cluster') as FeatureGate | undefined;
     if (fg) {
       const details = gatesFor(fg.spec?.featureSet, fg.spec?.customNoUpgrade as never, o.releaseVersion);
-      const current = fg.status?.featureGates ?? [];
-      const others = current.filter((g) => g.version !== o.releaseVersion);
-      const mine = current.find((g) => g.version === o.releaseVersion);
-      if (JSON.stringify(mine) !== JSON.stringify(details)) {
+      await updateStatus<NonNullable<FeatureGate['status']>>(ctx.client, statusTargetOf(featureGates, fg), (status) => {
+        const current = status.featureGates ?? [];
+        if (JSON.stringify(current.find((g) => g.version === o.releaseVersion)) === JSON.stringify(details)) return;
         // Older versions' entries stay while the cluster may still run them (an update in flight).
-        const next = { ...(fg as FeatureGate), status: { ...(fg.status ?? {}), featureGates: [details, ...others].slice(0, 5) } };
-        try {
-          await ctx.client.updateStatus(featureGates, next as FeatureGate);
-        } catch (err) {
-          if (!isNotFound(err)) throw err;
-        }
-      }
+        return { ...status, featureGates: [details, ...current.filter((g) => g.version !== o.releaseVersion)].slice(0, 5) };
+      });
     }
     const degraded = missing.length > 0;
     await reportClusterOperatorStatus(ctx.client, OPERATOR_NAME, {
