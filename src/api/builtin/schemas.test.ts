@@ -22,11 +22,11 @@ function at(root: JSONSchemaProps, path: string): JSONSchemaProps {
 }
 
 describe('built-in component schemas', () => {
-  it('builds once, in tens of milliseconds', () => {
-    // The first call above built the map (the model classes were loaded at import).
+  it('builds once', () => {
+    // The first call above built the map (the model classes were loaded at import). How long
+    // that took is reported, not asserted: a loaded machine would fail any bound.
     console.log(`built ${Object.keys(components).length} built-in component schemas in ${buildMs.toFixed(1)} ms`);
     assert.equal(builtinComponents(), components, 'memoized');
-    assert.ok(buildMs < 500, `building took ${buildMs} ms`);
   });
 
   it('names schemas as Kubernetes does', () => {

@@ -79,14 +79,13 @@ describe('CEL library', () => {
   });
 
   it('stops a runaway rule at the per-expression limit, even one whose result would swallow the error', () => {
+    // Run to the end, these rules would take 10^9 steps: one the limit did not stop would run into the test's deadline.
     const l = Array.from({ length: 1000 }, (_, i) => BigInt(i));
     for (const rule of ['self.l.all(x, self.l.all(y, self.l.all(z, x + y + z >= 0)))', 'self.l.all(x, self.l.all(y, self.l.all(z, x + y + z >= 0))) || true']) {
-      const started = performance.now();
       const budget = newBudget();
       const c = compileExpression(rule, 'rule');
       assert.ok(c.ok);
       assert.deepEqual(evaluateExpression(c.expression, { self: { l } }, budget), { kind: 'exceeded', limit: 'call' });
-      assert.ok(performance.now() - started < 1500, 'stopped promptly');
       assert.ok(budget.remaining <= 10_000_000 - perCallCostLimit);
     }
   });

@@ -133,9 +133,8 @@ describe('x-kubernetes-validations on custom resources', () => {
 
   it('stops at the cost limit with Kubernetes’ message, without hanging', () => {
     const schema = spec({ l: { type: 'array', items: { type: 'integer' } } }, [{ rule: 'self.l.all(x, self.l.all(y, self.l.all(z, x + y + z >= 0)))', message: 'cubic' }, { rule: 'false', message: 'never reached' }]);
-    const started = performance.now();
+    // 500^3 steps if the limit did not stop it: that would run into the test's deadline, not return.
     const errs = messages(resource({ l: Array.from({ length: 500 }, (_, i) => i) }), schema);
-    assert.ok(performance.now() - started < 2000);
     assert.deepEqual(errs, ["spec: Invalid value: \"object\": 'operation cancelled: actual cost limit exceeded': no further validation rules will be run due to call cost exceeds limit for rule: cubic"]);
     const budget = newBudget();
     budget.remaining = 10;

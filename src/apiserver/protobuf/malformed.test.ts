@@ -1,7 +1,9 @@
 /**
  * Hostile and broken bodies: every truncation and every single-byte corruption of real
  * kubectl bodies, seeded random garbage, deep nesting and huge length prefixes. The decoder
- * must either decode or throw `ProtobufDecodeError`, never anything else, and finish quickly.
+ * must either decode or throw `ProtobufDecodeError`, never anything else. How fast it does
+ * so is not asserted here (a loaded machine would fail a time bound): a decoder that loops or
+ * goes quadratic shows as this file's tests running into their deadline (test/all.test.ts).
  */
 import assert from 'node:assert/strict';
 import { readdirSync, readFileSync } from 'node:fs';
@@ -37,75 +39,58 @@ function random(seed: number): () => number {
   };
 }
 
-function within(ms: number, what: string, fn: () => void): void {
-  const start = performance.now();
-  fn();
-  const took = performance.now() - start;
-  assert.ok(took < ms, `${what} took ${took.toFixed(0)} ms`);
-}
-
 describe('malformed protobuf bodies', () => {
   it('every truncation of every kubectl body decodes or throws ProtobufDecodeError; cuts inside the object throw', () => {
-    within(5000, 'truncations', () => {
-      for (const { name, body } of fixtures) {
-        const rawStart = body.indexOf(Buffer.from([0x12]), magic.length + 2 + body[magic.length + 1]!);
-        for (let n = 0; n < body.length; n++) {
-          const result = attempt(body.subarray(0, n), `${name} cut at ${n}`);
-          if (n > rawStart && n < body.length - 4) assert.equal(result, 'error', `${name} cut at ${n} should not decode`);
-        }
+    for (const { name, body } of fixtures) {
+      const rawStart = body.indexOf(Buffer.from([0x12]), magic.length + 2 + body[magic.length + 1]!);
+      for (let n = 0; n < body.length; n++) {
+        const result = attempt(body.subarray(0, n), `${name} cut at ${n}`);
+        if (n > rawStart && n < body.length - 4) assert.equal(result, 'error', `${name} cut at ${n} should not decode`);
       }
-    });
+    }
   });
 
   it('every single-byte corruption of every kubectl body decodes or throws ProtobufDecodeError', () => {
-    within(10_000, 'corruptions', () => {
-      for (const { name, body } of fixtures) {
-        for (let i = 0; i < body.length; i++) {
-          for (const v of [0x00, 0x7f, 0x80, 0xff, body[i]! ^ 0x07]) {
-            const copy = Buffer.from(body);
-            copy[i] = v;
-            attempt(copy, `${name} byte ${i} = ${v}`);
-          }
+    for (const { name, body } of fixtures) {
+      for (let i = 0; i < body.length; i++) {
+        for (const v of [0x00, 0x7f, 0x80, 0xff, body[i]! ^ 0x07]) {
+          const copy = Buffer.from(body);
+          copy[i] = v;
+          attempt(copy, `${name} byte ${i} = ${v}`);
         }
       }
-    });
+    }
   });
 
   it('seeded random garbage, bare and inside a valid envelope of each supported kind', () => {
     const next = random(20261123);
     const garbage = (max: number) => Buffer.from(Array.from({ length: Math.floor(next() * max) }, () => Math.floor(next() * 256)));
-    within(10_000, 'garbage', () => {
-      for (let i = 0; i < 3000; i++) {
-        attempt(garbage(64), `bare garbage #${i}`);
-        attempt(Buffer.concat([magic, garbage(256)]), `garbage after the prefix #${i}`);
-        const kind = supportedKinds[i % supportedKinds.length]!;
-        const slash = kind.lastIndexOf('/');
-        attempt(envelope(kind.slice(0, slash), kind.slice(slash + 1), garbage(512)), `garbage ${kind} #${i}`);
-      }
-    });
+    for (let i = 0; i < 3000; i++) {
+      attempt(garbage(64), `bare garbage #${i}`);
+      attempt(Buffer.concat([magic, garbage(256)]), `garbage after the prefix #${i}`);
+      const kind = supportedKinds[i % supportedKinds.length]!;
+      const slash = kind.lastIndexOf('/');
+      attempt(envelope(kind.slice(0, slash), kind.slice(slash + 1), garbage(512)), `garbage ${kind} #${i}`);
+    }
   });
 
-  it('3 MiB of garbage finishes quickly', () => {
+  it('3 MiB of garbage decodes or fails cleanly', () => {
     const next = random(7);
     const big = Buffer.alloc(3 * 1024 * 1024);
     for (let i = 0; i < big.length; i++) big[i] = Math.floor(next() * 256);
-    within(3000, '3 MiB garbage', () => {
-      attempt(Buffer.concat([magic, big]), 'big garbage');
-      attempt(envelope('apps/v1', 'Deployment', big), 'big garbage deployment');
-    });
+    attempt(Buffer.concat([magic, big]), 'big garbage');
+    attempt(envelope('apps/v1', 'Deployment', big), 'big garbage deployment');
   });
 
   it('deep nesting: 100 000 levels inside an unknown field are skipped without recursion; inside known fields they stop at the schema', () => {
     const deep = pb.nested(1, 100_000, pb.string(1, 'leaf'));
-    within(3000, 'deep nesting', () => {
-      // Field 99 of ConfigMap is unknown: skipped in one step.
-      assert.deepEqual(decodeKubernetesProtobuf(envelope('v1', 'ConfigMap', pb.bytes(99, deep))).object, { apiVersion: 'v1', kind: 'ConfigMap' });
-      // Field 1 of Pod is metadata, whose field 1 is name: the nesting below it is just a string.
-      assert.equal(attempt(envelope('v1', 'Pod', deep), 'deep Pod'), 'ok');
-      // Deployment spec(2).template(3).spec(2)... recursion is bounded by the schema itself.
-      const nested = pb.nested(2, 10_000, new Uint8Array(0));
-      attempt(envelope('apps/v1', 'Deployment', nested), 'deep Deployment');
-    });
+    // Field 99 of ConfigMap is unknown: skipped in one step.
+    assert.deepEqual(decodeKubernetesProtobuf(envelope('v1', 'ConfigMap', pb.bytes(99, deep))).object, { apiVersion: 'v1', kind: 'ConfigMap' });
+    // Field 1 of Pod is metadata, whose field 1 is name: the nesting below it is just a string.
+    assert.equal(attempt(envelope('v1', 'Pod', deep), 'deep Pod'), 'ok');
+    // Deployment spec(2).template(3).spec(2)... recursion is bounded by the schema itself.
+    const nested = pb.nested(2, 10_000, new Uint8Array(0));
+    attempt(envelope('apps/v1', 'Deployment', nested), 'deep Deployment');
   });
 
   it('length prefixes beyond the body fail at once', () => {
