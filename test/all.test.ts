@@ -3,9 +3,16 @@
  * one process per file on 2 cores (shared/reference/dependencies.md). Test files are found,
  * not listed, so a new `*.test.ts` beside its code runs without touching this file.
  * SHIPYARD_TEST_FILTER=<substring> narrows the run to matching paths.
+ *
+ * Each file runs as a suite named by its path, with a deadline: a test that hangs fails with
+ * its name ("did not finish before its parent") when its file's time is up, and the files
+ * after it still run. `--test-timeout` in package.json bounds the whole process (it also
+ * covers a file whose import never finishes); `--test-force-exit` ends the process once the
+ * last test has, whatever a test left open, and the last hook here names what that was.
  */
 import { readdirSync } from 'node:fs';
 import { join, relative } from 'node:path';
+import { after, describe } from 'node:test';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
@@ -22,4 +29,23 @@ function findTests(dir: string): string[] {
 
 const filter = process.env.SHIPYARD_TEST_FILTER;
 const files = [...findTests(join(root, 'src')), ...findTests(join(root, 'test'))].filter((f) => !filter || relative(root, f).includes(filter));
-for (const file of files) await import(pathToFileURL(file).href);
+
+/**
+ * A file's deadline, which its tests inherit as their own unless they set one. The slowest
+ * files take ~12 s on 2 cores; the e2e files that start a whole datacenter take minutes and
+ * give their suites 15 minutes themselves, which a shorter deadline here would cut short.
+ */
+const fileTimeoutMs = (path: string): number => (path.startsWith('test/e2e/') ? 16 * 60_000 : 3 * 60_000);
+
+// Not awaited: the test runner starts the suites once this module has finished loading.
+for (const file of files) {
+  const path = relative(root, file);
+  describe(path, { timeout: fileTimeoutMs(path) }, () => import(pathToFileURL(file).href));
+}
+
+after(() => {
+  // Handles the process holds besides its standard streams once every test has ended (not
+  // requests in flight, such as a file's close).
+  const left = process.getActiveResourcesInfo().filter((r) => r !== 'PipeWrap' && r !== 'TTYWrap' && !r.includes('Req'));
+  if (left.length > 0) console.log(`# still open after the last test (--test-force-exit ends them): ${left.join(', ')}`);
+});
