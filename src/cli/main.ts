@@ -47,7 +47,15 @@ program
   .action(async (opts: { dataDir: string; masters: number; workers: number; mastersSchedulable: boolean; apiPort: number; cloudPort: number; nodeMonitorGracePeriod: string; cvoReconcileInterval?: string }, cmd: Command) => {
     const { runUp } = await import('./up/run.ts');
     const explicit = (name: string): boolean => cmd.getOptionValueSource(name) === 'cli';
-    await runUp({ ...opts, dataDir: resolve(opts.dataDir), explicitShape: explicit('masters') || explicit('workers') });
+    try {
+      await runUp({ ...opts, dataDir: resolve(opts.dataDir), explicitShape: explicit('masters') || explicit('workers') });
+    } catch (err) {
+      // A refusal to start (taken address, directory in use, bad flag) is a message, not a stack trace.
+      process.stderr.write(`shipyard up: ${err instanceof Error ? err.message : String(err)}\n`);
+      // Not process.exit() at once: the log file's asynchronous writer must flush first.
+      process.exitCode = 1;
+      setTimeout(() => process.exit(1), 2000).unref();
+    }
   });
 
 program

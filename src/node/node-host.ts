@@ -91,6 +91,7 @@ export function createNodeHost(o: NodeHostOptions): NodeHost {
       })
     : undefined;
 
+  let stopped = false;
   const kubernetesService = (): { host: string; port: number } | undefined => {
     const svc = services.store.get('default/kubernetes');
     const ip = svc?.spec?.clusterIP;
@@ -100,6 +101,8 @@ export function createNodeHost(o: NodeHostOptions): NodeHost {
 
   return {
     addNode(a) {
+      // A node booting while the datacenter stops would start pods nobody stops.
+      if (stopped) throw new Error(`node host is stopping; node ${a.nodeName} not added`);
       const existing = kubelets.get(a.nodeName);
       if (existing) return existing;
       const k = createKubelet({
@@ -130,7 +133,13 @@ export function createNodeHost(o: NodeHostOptions): NodeHost {
     },
     nodes: () => [...kubelets.keys()],
     async stop() {
-      await Promise.all([...kubelets.values()].map((k) => k.shutdown()));
+      stopped = true;
+      const all = [...kubelets.values()];
+      // Every node's regular pods before any node's static pods: the API server a pod on one
+      // node talks to may be a static pod on another.
+      await Promise.all(all.map((k) => k.stop()));
+      await Promise.all(all.map((k) => k.haltPods('regular')));
+      await Promise.all(all.map((k) => k.haltPods('static')));
       kubelets.clear();
       await leases?.close();
     },

@@ -19,9 +19,11 @@ export interface UpProcess {
   exited(): Promise<number | null>;
 }
 
-export function startUp(dataDir: string, args: readonly string[]): UpProcess {
+/** With `ownGroup`, `shipyard up` leads a process group of its own, which a test may signal whole (as a terminal does its foreground group). */
+export function startUp(dataDir: string, args: readonly string[], opts: { ownGroup?: boolean } = {}): UpProcess {
   const child = spawn(process.execPath, [shipyardBin, 'up', '--data-dir', dataDir, ...args], {
     cwd: repo,
+    detached: opts.ownGroup ?? false,
     stdio: ['ignore', 'pipe', 'pipe'],
     env: { ...process.env, SHIPYARD_LOG_LEVEL: process.env.SHIPYARD_LOG_LEVEL ?? 'info' },
   });

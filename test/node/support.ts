@@ -15,6 +15,7 @@ import pino from 'pino';
 import { createNodeHost, type NodeHost } from '../../src/node/node-host.ts';
 import { openImageStore, type ImageStore } from '../../src/node/images.ts';
 import type { Kubelet, KubeletTimings } from '../../src/node/kubelet/kubelet.ts';
+import type { ContainerRuntime } from '../../src/node/container-runtime.ts';
 import { createProcessRuntime } from '../../src/node/runtimes/process.ts';
 import { createSimulatedRuntime } from '../../src/node/runtimes/simulated.ts';
 import { ApiClient } from '../../src/runtime/client.ts';
@@ -71,6 +72,8 @@ export interface NodeOptions {
   readonly prepare?: (nodeDir: string) => void;
   /** Server to share with another node; started here otherwise. */
   readonly server?: TestServer;
+  /** Runtimes tried before the process and simulated ones (a test's own seam, e.g. a start it holds back). */
+  readonly runtimes?: readonly ContainerRuntime[];
 }
 
 export async function startNode(o: NodeOptions): Promise<NodeUnderTest> {
@@ -92,7 +95,7 @@ export async function startNode(o: NodeOptions): Promise<NodeUnderTest> {
     informers,
     logger,
     recorder: createEventRecorder({ kubeConfig, component: 'kubelet', host: o.nodeName, signal: stop.signal, retryDelayMs: 100 }),
-    runtimes: [createProcessRuntime({ images, pidRegistry: { add: (g) => liveGroups.add(g), remove: (g) => liveGroups.delete(g) } }), createSimulatedRuntime({ startDelayMs: 0 })],
+    runtimes: [...(o.runtimes ?? []), createProcessRuntime({ images, pidRegistry: { add: (g) => liveGroups.add(g), remove: (g) => liveGroups.delete(g) } }), createSimulatedRuntime({ startDelayMs: 0 })],
     timings: { ...fastTimings, ...(o.timings ?? {}) },
     caCert: ts.server.caCertPem,
   });

@@ -98,7 +98,7 @@ export async function startDatacenter(o: DatacenterOptions): Promise<Datacenter>
     informers,
     logger: logger.child({ component: 'kubelet' }),
     recorder,
-    runtimes: [createProcessRuntime({ images, pidRegistry: reaper }), createSimulatedRuntime()],
+    runtimes: [createProcessRuntime({ images, pidRegistry: reaper, env: reaper.marker }), createSimulatedRuntime()],
     caCert: pki.caCertPem,
     logServer: {
       tls: { cert: readFileSync(join(pkiDir, 'apiserver.crt'), 'utf8'), key: readFileSync(join(pkiDir, 'apiserver.key'), 'utf8') },
@@ -189,7 +189,6 @@ export async function startDatacenter(o: DatacenterOptions): Promise<Datacenter>
   }
 
   const proxy = startServiceProxy({ informers, logger: logger.child({ component: 'service-proxy' }), signal: stopController.signal });
-  void proxy;
 
   async function rows(): Promise<NodeRow[]> {
       const nodes = await client.list<{ metadata?: { name?: string }; status?: { conditions?: { type: string; status: string }[] } }>({ group: '', version: 'v1', resource: 'nodes', kind: 'Node', namespaced: false }).catch(() => undefined);
@@ -229,9 +228,14 @@ export async function startDatacenter(o: DatacenterOptions): Promise<Datacenter>
       return `node/${name}: ${action} done`;
     },
     async stop() {
-      stopController.abort();
-      await nodeHost.stop();
+      // No instance boots from here on (one booting now finishes first), so the node host's
+      // stop sees every kubelet there will be.
       await cloud.close();
+      // Pods stop while the service proxy still serves: a stopping operator reaches the API
+      // server through the `kubernetes` Service to release its Lease.
+      await nodeHost.stop();
+      stopController.abort();
+      await proxy.done;
       await cloudServer.close();
       await lb.close();
       client.close();

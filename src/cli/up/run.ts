@@ -9,9 +9,13 @@ import type { Server } from 'node:http';
 import pino from 'pino';
 import { parseDuration } from '../../api/duration.ts';
 import { createLogger } from '../../runtime/logger.ts';
-import { loadOrCreateSpec } from './cluster-spec.ts';
+import { loadOrCreateSpec, masterName, workerName, type ClusterSpec } from './cluster-spec.ts';
+import { ensureEndpointsFree, type Endpoint } from './preflight.ts';
+import { killLeftovers } from './reaper.ts';
+import { loadState } from '../../cloud/state.ts';
+import { IpAllocator } from '../../cloud/ip-allocator.ts';
 import { startControlServer } from './control.ts';
-import { startDatacenter } from './datacenter.ts';
+import { startDatacenter, type Datacenter } from './datacenter.ts';
 import { openImageStore } from '../../node/images.ts';
 import { gatherStatus } from '../cluster-status.ts';
 import { bootstrapClusterVersion, buildReleases, DEFAULT_RELEASE_VERSION, loadRelease } from './install.ts';
@@ -39,7 +43,7 @@ function claimDataDir(dataDir: string): () => void {
     try {
       if (pid > 0 && pid !== process.pid) {
         process.kill(pid, 0);
-        alive = readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes('up');
+        alive = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').includes('up');
       }
     } catch {
       alive = false;
@@ -48,6 +52,34 @@ function claimDataDir(dataDir: string): () => void {
   }
   writeFileSync(pidFile, `${process.pid}\n`);
   return () => rmSync(pidFile, { force: true });
+}
+
+/** A terminal that has gone away must not turn the stop that follows into a crash. */
+function say(text: string): void {
+  try {
+    process.stdout.write(text);
+  } catch {
+    // stdout is gone; the stop goes on.
+  }
+}
+
+/** What this cluster will listen on: the load balancer, the cloud API, each node's kubelet and master-0's API server. */
+async function clusterEndpoints(dataDir: string, spec: ClusterSpec, resumed: boolean): Promise<Endpoint[]> {
+  const nodes: { name: string; ip: string }[] = [];
+  if (resumed) {
+    for (const i of (await loadState(dataDir)).instances) if (i.state !== 'terminated') nodes.push({ name: i.name, ip: i.privateIP });
+  } else {
+    // The addresses a new cloud will hand out, masters first, as the datacenter launches them.
+    const ips = new IpAllocator();
+    for (let i = 0; i < spec.masters; i++) nodes.push({ name: masterName(i), ip: ips.allocate() });
+    for (let i = 0; i < spec.workers; i++) nodes.push({ name: workerName(i), ip: ips.allocate() });
+  }
+  return [
+    { host: '127.0.0.1', port: spec.apiPort, what: 'the load balancer (--api-port)' },
+    { host: '127.0.0.1', port: spec.cloudPort, what: 'the cloud API (--cloud-port)' },
+    ...nodes.map((n) => ({ host: n.ip, port: 10250, what: `node ${n.name}'s kubelet` })),
+    ...nodes.filter((n) => n.name === masterName(0)).map((n) => ({ host: n.ip, port: 6443, what: `node ${n.name}'s kube-apiserver` })),
+  ];
 }
 
 export async function runUp(opts: UpOptions): Promise<void> {
@@ -66,26 +98,43 @@ export async function runUp(opts: UpOptions): Promise<void> {
     cloudPort: opts.cloudPort,
     cvoReconcileInterval: opts.cvoReconcileInterval,
   });
+  // Leftovers of an earlier run of this cluster hold its addresses; they are not a collision.
+  const leftovers = await killLeftovers(dataDir);
+  if (leftovers) logger.warn({ processes: leftovers }, 'killed pod processes left behind by a previous run');
+  try {
+    await ensureEndpointsFree(await clusterEndpoints(dataDir, spec, resumed));
+  } catch (err) {
+    // Not created after all: the next `shipyard up` may choose other ports.
+    if (!resumed) rmSync(join(dataDir, 'cluster.json'), { force: true });
+    release();
+    throw err;
+  }
   if (opts.explicitShape && ignored.length) process.stdout.write(`Resuming the existing cluster; ignoring ${ignored.join(', ')}.\n`);
   process.stdout.write(`${resumed ? 'Resuming' : 'Creating'} the Shipyard datacenter in ${dataDir} (${spec.masters} master(s), ${spec.workers} worker(s))\n`);
 
   // The release images exist before any node boots: the installer hands the first one to the CVO.
   const releases = buildReleases({ dataDir, images: openImageStore(join(dataDir, 'images')), reconcileInterval: spec.cvoReconcileInterval });
   logger.info(releases, 'release images built');
-  const dc = await startDatacenter({ dataDir, spec, resumed, logger, nodeMonitorGracePeriod: opts.nodeMonitorGracePeriod });
+  // The stop handlers are in place before anything starts: a signal during boot stops what has
+  // started so far (once the datacenter has finished starting), instead of killing this process
+  // and leaving the rest to the reaper. A closing terminal (SIGHUP) stops it the same way.
   let control: Server | undefined;
   let stopping: Promise<void> | undefined;
+  let starting: Promise<Datacenter> | undefined;
   const stop = (signal: string): Promise<void> =>
     (stopping ??= (async () => {
-      process.stdout.write(`\n${signal}: stopping every node and pod...\n`);
+      say(`\n${signal}: stopping every node and pod...\n`);
       control?.close();
-      await dc.stop();
+      const started = await starting?.catch(() => undefined);
+      await started?.stop();
       release();
-      process.stdout.write('Stopped. `shipyard up` on the same data directory resumes this cluster.\n');
+      say('Stopped. `shipyard up` on the same data directory resumes this cluster.\n');
     })());
-  process.once('SIGINT', () => void stop('SIGINT').finally(() => process.exit(0)));
-  process.once('SIGTERM', () => void stop('SIGTERM').finally(() => process.exit(0)));
+  for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.once(signal, () => void stop(signal).finally(() => process.exit(0)));
 
+  starting = startDatacenter({ dataDir, spec, resumed, logger, nodeMonitorGracePeriod: opts.nodeMonitorGracePeriod });
+  const dc = await starting;
+  if (stopping) return;
   control = await startControlServer(dataDir, { node: (action, name) => dc.nodeAction(action, name) });
 
   const view = createProgressView();

@@ -215,13 +215,24 @@ export class Kubelet {
     this.logs = undefined;
   }
 
-  /** Stops every pod, as shutting the node down does. */
+  /** Stops every pod, as shutting the node down does: regular pods first, then static ones. */
   async shutdown(): Promise<void> {
     await this.stop();
+    await this.haltPods('regular');
+    await this.haltPods('static');
+  }
+
+  /**
+   * One phase of a graceful node shutdown. As kube's graceful node shutdown stops critical pods
+   * last, regular pods stop while the control plane (static pods) still runs, so an operator
+   * scaled down or stopped can still release its Lease and write its last status.
+   */
+  async haltPods(kind: 'regular' | 'static'): Promise<void> {
     const grace = (w: PodWorker): number => (w.pod.spec?.terminationGracePeriodSeconds ?? 30) * 1000;
-    await Promise.all([...this.workers.values(), ...[...this.statics.values()].map((s) => s.worker)].map((w) => w.halt(grace(w))));
-    this.workers.clear();
-    this.statics.clear();
+    const workers = kind === 'regular' ? [...this.workers.values()] : [...this.statics.values()].map((s) => s.worker);
+    await Promise.all(workers.map((w) => w.halt(grace(w))));
+    if (kind === 'regular') this.workers.clear();
+    else this.statics.clear();
   }
 
   async reboot(bootDelayMs = 3000): Promise<void> {

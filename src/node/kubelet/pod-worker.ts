@@ -82,6 +82,13 @@ export class PodWorker {
   private startTime: string | undefined;
   private stopped = false;
   private terminating: Promise<void> | undefined;
+  /**
+   * Container starts under way. A stop that begins while a start is in flight cannot see the
+   * new process yet, so it waits for these; a start that finishes into a stopping worker stops
+   * its own process at once. Without both, a process started during a datacenter stop or a
+   * pod deletion outlived its pod (issue 13).
+   */
+  private readonly starting = new Set<Promise<void>>();
   private readonly podDir: string;
   readonly isStatic: boolean;
 
@@ -289,7 +296,14 @@ export class PodWorker {
     return r;
   }
 
-  private async startContainer(c: V1Container, s: ContainerState): Promise<void> {
+  private startContainer(c: V1Container, s: ContainerState): Promise<void> {
+    if (this.terminating || this.stopped) return Promise.resolve();
+    const start = this.runContainer(c, s).finally(() => this.starting.delete(start));
+    this.starting.add(start);
+    return start;
+  }
+
+  private async runContainer(c: V1Container, s: ContainerState): Promise<void> {
     const restartKey = `${this.uid}/${c.name}`;
     const restartCount = this.host.restartCounts.get(restartKey) ?? 0;
     const runtime = this.runtimeFor(c.image ?? '');
@@ -335,6 +349,12 @@ export class PodWorker {
       this.host.restartCounts.set(restartKey, restartCount + 1);
       this.event('Warning', 'Failed', `Error: ${(err as Error).message}`);
       this.requestSync(10);
+      return;
+    }
+    if (this.terminating || this.stopped) {
+      // The pod began stopping while this process was being started: it must not run on untracked.
+      const exit = await running.stop(0);
+      s.terminated = { exit, startedAt: formatTimestamp(), containerID: s.containerID };
       return;
     }
     if (s.terminated) s.lastExit = s.terminated;
@@ -443,6 +463,8 @@ export class PodWorker {
   /** Stops every container (grace honoured); with `remove`, finishes the pod's deletion. */
   terminate(graceMs: number, remove: boolean): Promise<void> {
     this.terminating ??= (async () => {
+      // Starts already under way see `terminating` when they finish and stop what they started.
+      await Promise.allSettled([...this.starting]);
       const running = [...this.containers.entries()].filter(([, s]) => s.running);
       // Before the grace period, not after: a liveness failure meanwhile would "restart" a container being stopped.
       for (const s of this.containers.values()) stopProbes(s);
@@ -451,16 +473,32 @@ export class PodWorker {
       if (!remove) return;
       this.stopped = true;
       clearTimeout(this.timer);
-      if (!this.isStatic) {
-        try {
-          await this.host.client.delete({ group: '', version: 'v1', resource: 'pods', kind: 'Pod', namespaced: true }, this.pod.metadata!.namespace!, this.pod.metadata!.name!, { gracePeriodSeconds: 0, preconditions: { uid: this.uid } });
-        } catch (err) {
-          if (!isNotFound(err) && !(err as { code?: number }).code) throw err;
-        }
-      }
+      if (!this.isStatic) await this.finishDeletion();
       this.cleanup();
     })();
     return this.terminating;
+  }
+
+  /**
+   * The last step of a graceful deletion: the pod object goes once its containers have. Retried
+   * while the kubelet runs, because a pod left marked for deletion is one that `kubectl` waits
+   * on forever; a kubelet that stops meanwhile finishes it when it starts again (its resync sees
+   * a deleting pod with no worker).
+   */
+  private async finishDeletion(): Promise<void> {
+    for (let delayMs = 500; ; delayMs = Math.min(delayMs * 2, 10_000)) {
+      try {
+        await this.host.client.delete({ group: '', version: 'v1', resource: 'pods', kind: 'Pod', namespaced: true }, this.pod.metadata!.namespace!, this.pod.metadata!.name!, { gracePeriodSeconds: 0, preconditions: { uid: this.uid } });
+        return;
+      } catch (err) {
+        // Gone already, or a new pod of the same name (the uid precondition): nothing left to finish.
+        const code = (err as { code?: number }).code;
+        if (isNotFound(err) || code === 409) return;
+        if (!this.host.active()) return;
+        this.host.logger.warn({ pod: this.key(), err: (err as Error).message }, 'cannot finish the pod\'s deletion; retrying');
+      }
+      await new Promise((r) => setTimeout(r, delayMs));
+    }
   }
 
   /** Stops containers without deleting the pod (reboot, node removal); the worker is done. */

@@ -46,7 +46,14 @@ function signalNumber(sig: NodeJS.Signals | null): number {
   return sig ? ((constants.signals as Record<string, number>)[sig] ?? 9) : 0;
 }
 
-export function createProcessRuntime(opts: { images: ImageStore; pidRegistry?: PidRegistry }): ContainerRuntime {
+export interface ProcessRuntimeOptions {
+  images: ImageStore;
+  pidRegistry?: PidRegistry;
+  /** Set on every process after the pod's own env, which cannot override it (the datacenter's reaper finds its processes by it). */
+  env?: Readonly<Record<string, string>>;
+}
+
+export function createProcessRuntime(opts: ProcessRuntimeOptions): ContainerRuntime {
   return {
     name: 'process',
     handles: (image) => opts.images.resolve(image) !== undefined,
@@ -59,7 +66,7 @@ export function createProcessRuntime(opts: { images: ImageStore; pidRegistry?: P
       const cwd = spec.workingDir ? join(spec.rootfs, spec.workingDir) : spec.rootfs;
       mkdirSync(cwd, { recursive: true });
       mkdirSync(dirname(spec.logPath), { recursive: true });
-      const env = { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: spec.rootfs, ...spec.env, SHIPYARD_ROOTFS: spec.rootfs };
+      const env = { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: spec.rootfs, ...spec.env, ...opts.env, SHIPYARD_ROOTFS: spec.rootfs };
       const child = spawn(file, [...prefix, ...argv], { cwd, env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
       const started = await new Promise<Error | undefined>((resolve) => {
         child.once('spawn', () => resolve(undefined));

@@ -1,0 +1,84 @@
+/**
+ * A container whose start is still under way when its pod stops (the node shuts down, or the
+ * pod is deleted) must not run on untracked: that is how a stop during boot left a master's
+ * control-plane processes running after `shipyard up` had printed "Stopped." (issue 13). The
+ * runtime here holds each start back until the test lets it go, so the race is made to happen
+ * every time instead of by luck.
+ */
+import assert from 'node:assert/strict';
+import { after, describe, it } from 'node:test';
+import type { ContainerExit, ContainerRuntime, RunningContainer } from '../../src/node/container-runtime.ts';
+import { resources } from '../../src/runtime/resources.ts';
+import { boundPod, startNode, until, type NodeUnderTest } from './support.ts';
+
+const HELD_IMAGE = 'example.test/held-start:1';
+
+/** A runtime whose starts wait for `release()`; it records every container it started and whether it was stopped. */
+function heldRuntime() {
+  const waiting: Array<() => void> = [];
+  const started: { name: string; stopped: boolean }[] = [];
+  const runtime: ContainerRuntime = {
+    name: 'inline',
+    handles: (image) => image === HELD_IMAGE,
+    async start(spec) {
+      await new Promise<void>((resolve) => waiting.push(resolve));
+      const record = { name: `${spec.podName}/${spec.containerName}`, stopped: false };
+      started.push(record);
+      let finish!: (e: ContainerExit) => void;
+      const exited = new Promise<ContainerExit>((r) => (finish = r));
+      const container: RunningContainer = {
+        startedAt: new Date(),
+        exited,
+        async stop() {
+          record.stopped = true;
+          finish({ exitCode: 143, reason: 'Error', finishedAt: new Date() });
+          return exited;
+        },
+      };
+      return container;
+    },
+  };
+  return {
+    runtime,
+    started,
+    pending: () => waiting.length,
+    release: () => waiting.splice(0).forEach((go) => go()),
+  };
+}
+
+describe('kubelet: a container start under way when its pod stops', () => {
+  const nodes: NodeUnderTest[] = [];
+  after(async () => {
+    for (const n of nodes) await n.stop();
+  });
+
+  it('a node shutdown waits for the start and stops what it started', async () => {
+    const held = heldRuntime();
+    const n = await startNode({ nodeName: 'race-shutdown', nodeIP: '127.1.3.1', podCIDR: '127.130.3.0/24', runtimes: [held.runtime] });
+    nodes.push(n);
+    // Released whatever happens, so a failed assertion leaves no start waiting forever.
+    after(() => held.release());
+    await n.client.create(resources.pods, boundPod('held', n.nodeName, { containers: [{ name: 'app', image: HELD_IMAGE }] }));
+    await until('the container start under way', () => held.pending() === 1);
+    const shutdown = n.kubelet.shutdown();
+    // Let the shutdown get as far as it can on its own before the start completes.
+    await new Promise((r) => setImmediate(r));
+    held.release();
+    await shutdown;
+    assert.deepEqual(held.started, [{ name: 'held/app', stopped: true }], 'the process started during the shutdown was stopped by it');
+  });
+
+  it('a forced deletion waits for nothing, yet the container it raced with is stopped once its start completes', async () => {
+    const held = heldRuntime();
+    const n = await startNode({ nodeName: 'race-delete', nodeIP: '127.1.3.2', podCIDR: '127.130.4.0/24', runtimes: [held.runtime] });
+    nodes.push(n);
+    after(() => held.release());
+    await n.client.create(resources.pods, boundPod('held', n.nodeName, { containers: [{ name: 'app', image: HELD_IMAGE }], terminationGracePeriodSeconds: 30 }));
+    await until('the container start under way', () => held.pending() === 1);
+    await n.client.delete(resources.pods, 'default', 'held', { gracePeriodSeconds: 0 });
+    await until('the kubelet has forgotten the pod', () => n.kubelet.status().pods === 0);
+    await new Promise((r) => setImmediate(r));
+    held.release();
+    await until('the container started after the deletion is stopped', () => held.started.length === 1 && held.started[0]!.stopped);
+  });
+});
