@@ -69,7 +69,7 @@ export async function start(ctx: ComponentContext): Promise<void> {
     component: 'kube-controller-manager',
     kubeConfig,
     signal: ctx.signal,
-    leaderElection: leaderElectionFor('kube-controller-manager', common),
+    leaderElection: leaderElectionFor('kube-system', 'kube-controller-manager', common, ctx.env),
     controllers: (c) => controllerManagerControllers(c, settings),
   });
   await manager.done;

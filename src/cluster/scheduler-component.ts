@@ -15,7 +15,7 @@ export async function start(ctx: ComponentContext): Promise<void> {
     component: 'kube-scheduler',
     kubeConfig,
     signal: ctx.signal,
-    leaderElection: leaderElectionFor('kube-scheduler', common),
+    leaderElection: leaderElectionFor('kube-system', 'kube-scheduler', common, ctx.env),
     controllers: (c) => createScheduler(c, { schedulerName: String(values['scheduler-name']) }).controllers,
   });
   await manager.done;

@@ -70,10 +70,17 @@ export function resourceFieldValue(container: V1Container, resource: string, div
   return String(Math.ceil(value / (div || 1000)));
 }
 
+/** `spec.hostname`, else the pod's name, cut to a DNS label's 63 characters as the kubelet does. */
+export function podHostname(pod: V1Pod): string {
+  return (pod.spec?.hostname || pod.metadata?.name || '').slice(0, 63).replace(/[-.]+$/, '');
+}
+
 export async function resolveEnv(pod: V1Pod, container: V1Container, deps: EnvDeps): Promise<Record<string, string>> {
   const where = `pod ${pod.metadata?.namespace}/${pod.metadata?.name}, container ${container.name}`;
   const ns = pod.metadata?.namespace ?? 'default';
-  const env: Record<string, string> = {};
+  // A container runtime gives each container the pod's hostname; components take their leader
+  // election identity from it (runtime/leader-election.ts, candidateIdentity).
+  const env: Record<string, string> = { HOSTNAME: podHostname(pod) };
   const svc = deps.kubernetesService;
   if (svc) {
     Object.assign(env, {

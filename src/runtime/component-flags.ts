@@ -6,6 +6,7 @@
  */
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { parseDuration } from '../api/duration.ts';
+import { candidateIdentity } from './leader-election.ts';
 import type { LeaderElectionConfig } from './manager.ts';
 
 export interface CommonFlags {
@@ -54,7 +55,8 @@ export function parseComponentFlags(component: string, args: readonly string[], 
   };
 }
 
-export function leaderElectionFor(name: string, flags: CommonFlags): LeaderElectionConfig | undefined {
+/** The Lease `namespace/name` with the flags' timings, campaigned for under the pod's identity (see candidateIdentity). */
+export function leaderElectionFor(namespace: string, name: string, flags: CommonFlags, env: Readonly<Record<string, string | undefined>>): LeaderElectionConfig | undefined {
   if (!flags.leaderElect) return undefined;
-  return { namespace: 'kube-system', name, leaseDurationMs: flags.leaseDurationMs, renewDeadlineMs: flags.renewDeadlineMs, retryPeriodMs: flags.retryPeriodMs };
+  return { namespace, name, identity: candidateIdentity(env), leaseDurationMs: flags.leaseDurationMs, renewDeadlineMs: flags.renewDeadlineMs, retryPeriodMs: flags.retryPeriodMs };
 }

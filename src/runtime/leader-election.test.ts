@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { KubeConfig } from '@kubernetes/client-node';
 import { FakeClock } from './clock.ts';
-import { jittered, LEADER_ELECTION_DEFAULTS, LeaseObservation, leaseDurationSeconds, resolveTimings, runLeaderElection } from './leader-election.ts';
+import { errorBackoff, jittered, LEADER_ELECTION_DEFAULTS, LeaseObservation, leaseDurationSeconds, resolveTimings, runLeaderElection } from './leader-election.ts';
 
 describe('resolveTimings', () => {
   it("defaults to OpenShift's 137 s / 107 s / 26 s", () => {
@@ -32,6 +32,16 @@ describe('jittered', () => {
     assert.equal(jittered(1000, () => 0), 1000);
     assert.equal(jittered(1000, () => 0.5), 1600);
     assert.ok(jittered(1000, () => 0.999999) < 2200);
+  });
+});
+
+describe('errorBackoff', () => {
+  it('retries a failed request after 500 ms doubling, never beyond the retry period', () => {
+    const none = () => 0;
+    assert.deepEqual([1, 2, 3, 4, 5, 6].map((n) => errorBackoff(n, 26_000, none)), [500, 1000, 2000, 4000, 8000, 16_000]);
+    assert.equal(errorBackoff(7, 26_000, none), 26_000);
+    assert.equal(errorBackoff(30, 26_000, () => 1), 57_200, 'capped: the period with its own jitter');
+    assert.equal(errorBackoff(1, 26_000, () => 1), 750, 'jitter adds up to half');
   });
 });
 

@@ -17,7 +17,7 @@ import type { Controller } from './controller.ts';
 import { createEventRecorder } from './events.ts';
 import { InformerFactory } from './informer-factory.ts';
 import type { KubeAccess } from './kubeconfig.ts';
-import { runLeaderElection } from './leader-election.ts';
+import { candidateIdentity, runLeaderElection } from './leader-election.ts';
 import { createLogger } from './logger.ts';
 import { createComponentMetrics, type ComponentMetrics } from './metrics.ts';
 
@@ -95,7 +95,7 @@ export function startManager(options: ManagerOptions): RunningManager {
       kubeConfig: options.kubeConfig,
       namespace: le.namespace,
       name: le.name,
-      identity: le.identity ?? `${hostname()}_${process.pid}_${Math.random().toString(16).slice(2, 8)}`,
+      identity: le.identity ?? candidateIdentity({}),
       leaseDurationMs: le.leaseDurationMs,
       renewDeadlineMs: le.renewDeadlineMs,
       retryPeriodMs: le.retryPeriodMs,

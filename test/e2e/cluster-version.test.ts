@@ -81,6 +81,51 @@ describe('cluster-version-operator (e2e)', { timeout: 900_000 }, () => {
     await waitFor('the edit reverted once the CVO is back', async () => (await operatorDeployment()).spec.replicas === 1, 120_000);
   });
 
+  // Scaling the CVO down is the first step of seeds 000 and 002; its pod once took 158 s to go
+  // after a resume (issue 13). Whatever state the CVO is in, its pod must go within its grace period.
+  it('scaled to 0 while it waits for its Lease, during a pass, or right after a resume, the CVO pod is gone within its grace period + 5 s', async () => {
+    const grace = (await json(CVO)).spec.template.spec.terminationGracePeriodSeconds as number;
+    assert.equal(grace, 10);
+    const cvoPods = async (): Promise<Json[]> => (await json(['pods', '-n', 'openshift-cluster-version', '-l', 'k8s-app=cluster-version-operator'])).items;
+    const cvoLogs = async (): Promise<string> => {
+      const pods = (await cvoPods()).filter((p) => !p.metadata.deletionTimestamp);
+      if (pods.length !== 1) return '';
+      return (await kubectl(['logs', '-n', 'openshift-cluster-version', pods[0].metadata.name])).stdout;
+    };
+    const scaleDown = async (when: string): Promise<void> => {
+      await ok(['scale', ...CVO, '--replicas=0']);
+      await waitFor(`${when}: the CVO pod gone within ${grace} + 5 s`, async () => (await cvoPods()).length === 0, (grace + 5) * 1000);
+    };
+
+    // While it waits for its Lease: held, as by a CVO that died without releasing it.
+    await ok(['scale', ...CVO, '--replicas=0']);
+    await waitFor('no CVO pod', async () => (await cvoPods()).length === 0, 120_000);
+    const held = { apiVersion: 'coordination.k8s.io/v1', kind: 'Lease', metadata: { name: 'version', namespace: 'openshift-cluster-version' }, spec: { holderIdentity: 'a-cvo-that-died', leaseDurationSeconds: 137, renewTime: new Date().toISOString().replace('Z', '000Z') } };
+    await ok(['apply', '--server-side', '--force-conflicts', '-f', '-'], JSON.stringify(held));
+    await ok(['scale', ...CVO, '--replicas=1']);
+    await waitFor('the new CVO waiting for its Lease', async () => /attempting to acquire leader lease/.test(await cvoLogs()), 120_000);
+    assert.doesNotMatch(await cvoLogs(), /became leader/);
+    await scaleDown('while it waits for its Lease');
+    await ok(['delete', 'lease', 'version', '-n', 'openshift-cluster-version']);
+
+    // During a pass over the payload (one starts every few seconds here).
+    await ok(['scale', ...CVO, '--replicas=1']);
+    await waitFor('the CVO in a pass', async () => /starting a pass over the payload/.test(await cvoLogs()), 120_000);
+    await scaleDown('during a pass');
+
+    // Right after a resume: the controller-manager that acts on the scale was itself just started again.
+    await ok(['scale', ...CVO, '--replicas=1']);
+    await waitFor('the CVO leading', async () => /became leader/.test(await cvoLogs()), 120_000);
+    up!.child.kill('SIGINT');
+    assert.equal(await up!.exited(), 0, up!.output());
+    up = startUp(dataDir, []);
+    await up.ready(300_000);
+    await scaleDown('right after a resume');
+
+    await ok(['scale', ...CVO, '--replicas=1']);
+    await waitFor('the CVO leading again', async () => /became leader/.test(await cvoLogs()), 120_000);
+  });
+
   it('an unmanaged override: edits to that Deployment stick, the rest is still reconciled, Upgradeable=False', async () => {
     const override = { spec: { overrides: [{ group: 'apps', kind: 'Deployment', name: 'openshift-config-operator', namespace: 'openshift-config-operator', unmanaged: true }] } };
     await ok(['patch', 'clusterversion/version', '--type=merge', '-p', JSON.stringify(override)]);

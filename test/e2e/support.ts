@@ -7,6 +7,7 @@ import assert from 'node:assert/strict';
 import { request as httpsRequest } from 'node:https';
 import { fileURLToPath } from 'node:url';
 import type { TestServer } from '../support/server.ts';
+import { until } from '../support/until.ts';
 
 export const fixturesDir = fileURLToPath(new URL('./fixtures/', import.meta.url));
 export const fixture = (name: string): string => fixturesDir + name;
@@ -14,27 +15,12 @@ export const fixture = (name: string): string => fixturesDir + name;
 export type Json = any;
 
 /**
- * Calls `fn` until it returns something other than undefined/false, or fails after the
- * deadline with the last value/error seen (so a failure says what state was observed).
+ * Calls `fn` until it returns something other than undefined/false, taking a throw as "not
+ * yet", and fails after the deadline with the last error seen. The suites' one poll loop is
+ * test/support/until.ts; this is its end-to-end default (every 100 ms, errors retried).
  */
-export async function pollUntil<T>(what: string, fn: () => Promise<T | undefined | false>, opts: { timeoutMs?: number; intervalMs?: number } = {}): Promise<T> {
-  const deadline = Date.now() + (opts.timeoutMs ?? 15_000);
-  const interval = opts.intervalMs ?? 100;
-  let last: unknown;
-  for (;;) {
-    try {
-      const v = await fn();
-      if (v !== undefined && v !== false) return v;
-      last = v;
-    } catch (err) {
-      last = err;
-    }
-    if (Date.now() > deadline) {
-      const detail = last instanceof Error ? last.message : JSON.stringify(last);
-      throw new Error(`timed out after ${opts.timeoutMs ?? 15_000} ms waiting for: ${what} (last: ${detail})`);
-    }
-    await new Promise((r) => setTimeout(r, interval));
-  }
+export function pollUntil<T>(what: string, fn: () => Promise<T | undefined | false>, opts: { timeoutMs?: number; intervalMs?: number } = {}): Promise<T> {
+  return until(what, fn, { timeoutMs: opts.timeoutMs, everyMs: opts.intervalMs ?? 100, retryErrors: true });
 }
 
 export interface KubectlResult {

@@ -11,14 +11,7 @@ import { ApiClient } from '../../src/runtime/client.ts';
 import { InformerFactory } from '../../src/runtime/informer-factory.ts';
 import { resources } from '../../src/runtime/resources.ts';
 import { startTestServer } from '../support/server.ts';
-
-async function until(what: string, cond: () => boolean, timeoutMs = 15_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!cond()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
+import { until } from '../support/until.ts';
 
 describe('runtime/informer-factory', () => {
   const cleanups: (() => Promise<void> | void)[] = [];

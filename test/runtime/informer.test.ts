@@ -13,6 +13,7 @@ import { CoreV1Api, KubeConfig, type V1ConfigMap } from '@kubernetes/client-node
 import { createInformer, type Informer } from '../../src/runtime/informer.ts';
 import type { DeepReadonly } from '../../src/runtime/readonly.ts';
 import { startTestServer, type TestServer } from '../support/server.ts';
+import { until } from '../support/until.ts';
 
 const APP_INDEX = 'by-app';
 
@@ -25,14 +26,6 @@ async function freePort(): Promise<number> {
       s.close(() => resolve(port));
     });
   });
-}
-
-async function until(what: string, cond: () => boolean | Promise<boolean>, timeoutMs = 15_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await cond())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
 }
 
 function clientFor(ts: TestServer): { kc: KubeConfig; core: CoreV1Api } {

@@ -10,18 +10,11 @@ import { after, before, describe, it } from 'node:test';
 import { CoordinationV1Api, KubeConfig } from '@kubernetes/client-node';
 import { runLeaderElection, type LeaderElectionOptions } from '../../src/runtime/leader-election.ts';
 import { startTestServer, type TestServer } from '../support/server.ts';
+import { until } from '../support/until.ts';
 
 const FIXTURE = fileURLToPath(new URL('./fixtures/elect.ts', import.meta.url));
 const REPO = fileURLToPath(new URL('../..', import.meta.url));
 const FAST = { leaseDurationMs: 3000, renewDeadlineMs: 2000, retryPeriodMs: 500 };
-
-async function until(what: string, cond: () => boolean | Promise<boolean>, timeoutMs = 15_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await cond())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
 
 interface Candidate {
   readonly id: string;
@@ -217,6 +210,46 @@ describe('leader election (API server)', () => {
       assert.equal(lease.spec.leaseTransitions, 1);
     } finally {
       for (const c of children) if (c.proc.exitCode === null && c.proc.signalCode === null) c.proc.kill('SIGKILL');
+    }
+  });
+
+  // Scaling an operator down while it waits for its Lease must not wait for the Lease (issue 13:
+  // the CVO's pod outlived its grace period). The retry period is longer than the deadline here,
+  // so only a candidate that stops on its signal passes.
+  it('a candidate waiting for a held Lease stops as soon as it is told to', async () => {
+    const long = { leaseDurationMs: 120_000, renewDeadlineMs: 100_000, retryPeriodMs: 60_000 };
+    const holder = candidate(kc, 'held-by', 'waiting', long);
+    await until('the holder leads', () => holder.leading);
+    const waiter = candidate(kc, 'waits', 'waiting', long);
+    try {
+      await until('the waiter has seen the holder', () => waiter.leaders.includes('held-by'));
+      let stopped = false;
+      void waiter.done.then(() => (stopped = true));
+      waiter.stop.abort();
+      await until('the waiter stopped', () => stopped, 10_000);
+      assert.equal(waiter.terms, 0);
+    } finally {
+      holder.stop.abort();
+      waiter.stop.abort();
+      await Promise.all([holder.done, waiter.done]);
+    }
+  });
+
+  it('a candidate under the identity of a holder that died takes the Lease back without waiting for it to expire', async () => {
+    // A pod started again (a resumed datacenter) campaigns under the same name, its pod's.
+    const long = { leaseDurationMs: 120_000, renewDeadlineMs: 100_000, retryPeriodMs: 60_000, releaseOnCancel: false };
+    const before = candidate(kc, 'pod-abc', 'restarted', long);
+    await until('the first run leads', () => before.leading);
+    before.stop.abort();
+    await before.done;
+    assert.equal((await rawLease('restarted')).spec.holderIdentity, 'pod-abc', 'not released: as if the process had been killed');
+    const again = candidate(kc, 'pod-abc', 'restarted', long);
+    try {
+      await until('the restarted run leads', () => again.leading, 10_000);
+      assert.equal((await rawLease('restarted')).spec.leaseTransitions, 0, 'the same holder renewed, no transition');
+    } finally {
+      again.stop.abort();
+      await again.done;
     }
   });
 });

@@ -10,7 +10,7 @@ import { dirname, join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { parseDuration } from '../../api/duration.ts';
 import type { ComponentContext } from '../../runtime/component.ts';
-import { parseComponentFlags } from '../../runtime/component-flags.ts';
+import { leaderElectionFor, parseComponentFlags } from '../../runtime/component-flags.ts';
 import { containerPath } from '../../runtime/container-path.ts';
 import { loadKubeConfig } from '../../runtime/kubeconfig.ts';
 import { startManager } from '../../runtime/manager.ts';
@@ -57,7 +57,7 @@ export async function start(ctx: ComponentContext): Promise<void> {
     component: 'cluster-version-operator',
     kubeConfig,
     signal: ctx.signal,
-    leaderElection: common.leaderElect ? { namespace: CVO_NAMESPACE, name: 'version', leaseDurationMs: common.leaseDurationMs, renewDeadlineMs: common.renewDeadlineMs, retryPeriodMs: common.retryPeriodMs } : undefined,
+    leaderElection: leaderElectionFor(CVO_NAMESPACE, 'version', common, ctx.env),
     controllers: (c) => {
       led = true;
       const payloads = createPayloadSource({

@@ -1,6 +1,6 @@
 /** The config-operator component: `start`, under leader election on `openshift-config-operator/config-operator-lock`. */
 import type { ComponentContext } from '../../runtime/component.ts';
-import { parseComponentFlags } from '../../runtime/component-flags.ts';
+import { leaderElectionFor, parseComponentFlags } from '../../runtime/component-flags.ts';
 import { loadKubeConfig } from '../../runtime/kubeconfig.ts';
 import { startManager } from '../../runtime/manager.ts';
 import { createConfigOperator, OPERATOR_NAMESPACE } from './operator.ts';
@@ -16,7 +16,7 @@ export async function start(ctx: ComponentContext): Promise<void> {
     component: 'config-operator',
     kubeConfig,
     signal: ctx.signal,
-    leaderElection: common.leaderElect ? { namespace: OPERATOR_NAMESPACE, name: 'config-operator-lock', leaseDurationMs: common.leaseDurationMs, renewDeadlineMs: common.renewDeadlineMs, retryPeriodMs: common.retryPeriodMs } : undefined,
+    leaderElection: leaderElectionFor(OPERATOR_NAMESPACE, 'config-operator-lock', common, ctx.env),
     controllers: (c) => [createConfigOperator(c, { releaseVersion })],
   });
   await manager.done;
