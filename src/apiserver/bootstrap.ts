@@ -51,9 +51,28 @@ export const managedFieldsHook: NonNullable<StoreHooks['managedFields']> = (def,
  * are real. The first, 127.64.0.1, is never handed out: it belongs to `default/kubernetes`,
  * which in-cluster clients find at that address even while it is being re-created.
  */
-function randomClusterIp(): string {
-  const n = 2 + Math.floor(Math.random() * 65532);
-  return `127.64.${n >> 8}.${n & 255}`;
+const CLUSTER_IP_SLOTS = 65532;
+const NODE_PORT_BASE = 30000;
+const NODE_PORT_COUNT = 2768;
+
+/** Slot n is 127.64.0.2 + n: .0.0 and .0.1 are never handed out, nor .255.255. */
+function clusterIpAt(n: number): string {
+  const v = n + 2;
+  return `127.64.${v >> 8}.${v & 255}`;
+}
+
+/**
+ * A free slot of `count`, starting the search at a random one (so allocations spread out as
+ * kube's random allocators do) and going round once: undefined when every slot is taken,
+ * rather than searching forever.
+ */
+function freeSlot(count: number, free: (n: number) => boolean): number | undefined {
+  const start = Math.floor(Math.random() * count);
+  for (let i = 0; i < count; i++) {
+    const n = (start + i) % count;
+    if (free(n)) return n;
+  }
+  return undefined;
 }
 
 function isKubernetesService(obj: KubeObject): boolean {
@@ -71,7 +90,7 @@ export function serviceAdmission(store: () => ObjectStore): NonNullable<StoreHoo
     const used = new Set<string>();
     for (const s of (await store().list(def, undefined)).items) if (s.spec?.clusterIP) used.add(s.spec.clusterIP);
     if (spec.clusterIP) {
-      if (!/^127\.64\.\d{1,3}\.\d{1,3}$/.test(spec.clusterIP)) {
+      if (!/^127\.64\.(25[0-5]|2[0-4]\d|1?\d?\d)\.(25[0-5]|2[0-4]\d|1?\d?\d)$/.test(spec.clusterIP)) {
         throw errors.invalid('Service', '', obj.metadata?.name ?? '', [fieldError.invalid('spec.clusterIP', spec.clusterIP, 'provided IP is not in the valid range. The range of valid IPs is 127.64.0.0/16')]);
       }
       if (spec.clusterIP === KUBERNETES_SERVICE_IP && !isKubernetesService(obj)) {
@@ -79,9 +98,9 @@ export function serviceAdmission(store: () => ObjectStore): NonNullable<StoreHoo
       }
       if (used.has(spec.clusterIP)) throw errors.invalid('Service', '', obj.metadata?.name ?? '', [fieldError.invalid('spec.clusterIP', spec.clusterIP, 'provided IP is already allocated')]);
     } else {
-      let ip = randomClusterIp();
-      for (let i = 0; used.has(ip) && i < 1000; i++) ip = randomClusterIp();
-      spec.clusterIP = ip;
+      const ip = freeSlot(CLUSTER_IP_SLOTS, (n) => !used.has(clusterIpAt(n)));
+      if (ip === undefined) throw errors.invalid('Service', '', obj.metadata?.name ?? '', [fieldError.invalid('spec.clusterIP', '', 'the range of valid IPs 127.64.0.0/16 is full')]);
+      spec.clusterIP = clusterIpAt(ip);
     }
     spec.clusterIPs = [spec.clusterIP];
     spec.ipFamilies = ['IPv4'];
@@ -89,12 +108,12 @@ export function serviceAdmission(store: () => ObjectStore): NonNullable<StoreHoo
     if (spec.type === 'NodePort' || spec.type === 'LoadBalancer') {
       const usedPorts = new Set<number>();
       for (const s of (await store().list(def, undefined)).items) for (const p of s.spec?.ports ?? []) if (p.nodePort) usedPorts.add(p.nodePort);
-      for (const p of spec.ports ?? []) {
+      for (const [i, p] of (spec.ports ?? []).entries()) {
         if (p.nodePort) continue;
-        let port = 30000 + Math.floor(Math.random() * 2768);
-        while (usedPorts.has(port)) port = 30000 + Math.floor(Math.random() * 2768);
-        usedPorts.add(port);
-        p.nodePort = port;
+        const slot = freeSlot(NODE_PORT_COUNT, (n) => !usedPorts.has(NODE_PORT_BASE + n));
+        if (slot === undefined) throw errors.invalid('Service', '', obj.metadata?.name ?? '', [fieldError.invalid(`spec.ports[${i}].nodePort`, '', `the range of valid ports ${NODE_PORT_BASE}-${NODE_PORT_BASE + NODE_PORT_COUNT - 1} is full`)]);
+        usedPorts.add(NODE_PORT_BASE + slot);
+        p.nodePort = NODE_PORT_BASE + slot;
       }
     }
     obj.spec = spec;
