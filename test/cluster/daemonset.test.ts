@@ -104,7 +104,12 @@ describe('daemonset controller on a real API server', () => {
       }
       assert.equal(p.spec?.nodeName ?? '', '', 'left for the scheduler to bind');
     }
-    const before = await getDs('agent');
+    // The controller writes status after it has seen its pods come back through the informer:
+    // wait for the write that counts them, then check all of it.
+    const before = await until('status counting both pods', async () => {
+      const ds = await getDs('agent');
+      return ds.status?.currentNumberScheduled === 2 ? ds : undefined;
+    }, WAIT_MS);
     assert.deepEqual(
       [before.status?.desiredNumberScheduled, before.status?.currentNumberScheduled, before.status?.numberMisscheduled, before.status?.numberReady],
       [2, 2, 0, 0],

@@ -102,8 +102,7 @@ describe('deployment controller on a real API server', () => {
     assert.ok(pods.every((p) => p.metadata?.labels?.['pod-template-hash'] === hash));
 
     const stopKubelet = kubelet('web');
-    const rollout = await ts.kubectl(['rollout', 'status', 'deployment/web', '-n', NS, '--timeout=30s']);
-    await stopKubelet();
+    const rollout = await ts.kubectl(['rollout', 'status', 'deployment/web', '-n', NS, '--timeout=30s']).finally(stopKubelet);
     assert.equal(rollout.code, 0, rollout.stderr);
     assert.match(rollout.stdout, /deployment "web" successfully rolled out/);
 
@@ -117,10 +116,15 @@ describe('deployment controller on a real API server', () => {
     assert.equal(cond('Available')?.reason, 'MinimumReplicasAvailable');
     assert.equal(cond('Progressing')?.reason, 'NewReplicaSetAvailable');
     assert.equal(cond('Progressing')?.message, `ReplicaSet "web-${hash}" has successfully progressed.`);
-    assert.deepEqual(await eventsOf('web', 'ScalingReplicaSet'), [`Scaled up replica set web-${hash} from 0 to 3`]);
+    // Events are written asynchronously by the recorder: wait for the first to land.
+    const scaling = await until('the scale-up event', async () => {
+      const e = await eventsOf('web', 'ScalingReplicaSet');
+      return e.length > 0 ? e : undefined;
+    }, WAIT_MS);
+    assert.deepEqual(scaling, [`Scaled up replica set web-${hash} from 0 to 3`]);
   });
 
-  it('rolls a template change over within maxSurge and maxUnavailable', async () => {
+  it('rolls a template change over within maxSurge and maxUnavailable', async (t) => {
     const strategy = { type: 'RollingUpdate', rollingUpdate: { maxSurge: 1, maxUnavailable: 1 } };
     await client.create(resources.deployments, deployment('api', { replicas: 4, strategy }));
     const first = await until('four pods', async () => {
@@ -135,6 +139,7 @@ describe('deployment controller on a real API server', () => {
     let maxTotal = 0;
     let minReady = Infinity;
     const watching = new AbortController();
+    t.after(() => watching.abort());
     const factory = new InformerFactory({ client, signal: watching.signal });
     const rsInformer = factory.informer<V1ReplicaSet>(resources.replicaSets, { namespace: NS, labelSelector: 'app=api' });
     const total = (): void => void (maxTotal = Math.max(maxTotal, rsInformer.store.list().reduce((n, rs) => n + (rs.spec?.replicas ?? 0), 0)));

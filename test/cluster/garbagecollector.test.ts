@@ -37,6 +37,7 @@ describe('garbage collector on a real API server', () => {
     const live = await client.create<V1ConfigMap>(resources.configMaps, cm('live-owner'));
     await client.create(resources.configMaps, cm('dangling', [owner('ConfigMap', 'never-was', '00000000-0000-0000-0000-000000000001')]));
     await client.create(resources.configMaps, cm('half-owned', [owner('ConfigMap', 'live-owner', live.metadata!.uid!), owner('ConfigMap', 'gone', '00000000-0000-0000-0000-000000000002')]));
+    client.close();
     await ts.stop();
     ts = await startTestServer({ dataDir, controllers: true });
     kubeConfig.loadFromFile(ts.server.kubeconfigPath);
@@ -85,19 +86,28 @@ describe('garbage collector on a real API server', () => {
     } as never);
     const gadgets: ResourceRef = { group: 'gc.example.com', version: 'v1', resource: 'gadgets', kind: 'Gadget', namespaced: true };
     const g = await until('gadget created', () => client.create<{ metadata?: { uid?: string } }>(gadgets, { apiVersion: 'gc.example.com/v1', kind: 'Gadget', metadata: { name: 'g1', namespace: NS } } as never).catch(() => undefined), POLL);
-    await client.create(resources.configMaps, cm('gadget-part', [owner('Gadget', 'g1', g.metadata!.uid!, 'gc.example.com/v1')]));
-    // The collector must first know the Gadget is alive (rediscovery every 2 s in tests): it must not collect meanwhile.
-    await new Promise((r) => setTimeout(r, 3000));
-    assert.ok(await exists(resources.configMaps, 'gadget-part'), 'a configmap owned by a live custom resource stays');
+    // Owned by g1 and by a Gadget that never was. The collector must first know the Gadget is
+    // alive (rediscovery every 2 s in tests) and must not collect meanwhile. When it has judged
+    // both owners it drops the dead one's reference: that write shows it kept the configmap for g1.
+    await client.create(resources.configMaps, cm('gadget-part', [owner('Gadget', 'g1', g.metadata!.uid!, 'gc.example.com/v1'), owner('Gadget', 'never-was', '00000000-0000-0000-0000-000000000003', 'gc.example.com/v1')]));
+    const kept = await until('the reference to the Gadget that never was dropped', async () => {
+      const c = await client.get<V1ConfigMap>(resources.configMaps, NS, 'gadget-part');
+      return c.metadata?.ownerReferences?.length === 1 ? c : undefined;
+    }, POLL);
+    assert.equal(kept.metadata?.ownerReferences?.[0]?.name, 'g1', 'a configmap owned by a live custom resource stays');
     await client.delete(gadgets, NS, 'g1');
     await until('configmap owned by the deleted gadget collected', async () => !(await exists(resources.configMaps, 'gadget-part')), POLL);
   });
 
   it('a cluster-scoped owner (a Namespace object) collects namespaced dependents in other namespaces', async () => {
     const ns = await client.create<{ metadata?: { uid?: string } }>(resources.namespaces, { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'gc-owner' } } as never);
-    await client.create(resources.configMaps, cm('ns-owned', [owner('Namespace', 'gc-owner', ns.metadata!.uid!)]));
-    await new Promise((r) => setTimeout(r, 500));
-    assert.ok(await exists(resources.configMaps, 'ns-owned'));
+    // As above, a second owner that never was: dropping its reference shows the collector judged the live one.
+    await client.create(resources.configMaps, cm('ns-owned', [owner('Namespace', 'gc-owner', ns.metadata!.uid!), owner('Namespace', 'gc-never-was', '00000000-0000-0000-0000-000000000004')]));
+    const kept = await until('the reference to the Namespace that never was dropped', async () => {
+      const c = await client.get<V1ConfigMap>(resources.configMaps, NS, 'ns-owned');
+      return c.metadata?.ownerReferences?.length === 1 ? c : undefined;
+    }, POLL);
+    assert.equal(kept.metadata?.ownerReferences?.[0]?.name, 'gc-owner', 'a configmap owned by a live Namespace stays');
     await client.delete(resources.namespaces, undefined, 'gc-owner');
     await until('configmap owned by the deleted namespace collected', async () => !(await exists(resources.configMaps, 'ns-owned')), POLL);
   });

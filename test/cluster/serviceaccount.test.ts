@@ -85,7 +85,18 @@ describe('serviceaccount controller and root CA publisher on a real API server',
       const left = await Promise.all([sa('going').then(() => true, () => false), rootCa('going').then(() => true, () => false)]);
       return !left.some(Boolean);
     }, POLL);
-    await new Promise((r) => setTimeout(r, 500));
+    // Each controller watches its objects in every namespace on one stream, so deleting and
+    // editing them in `default` now queues `default` behind `going`: once `default` is put
+    // right, both controllers have had their turn at `going`.
+    const saBefore = await sa('default');
+    await client.delete(resources.serviceAccounts, 'default', 'default');
+    await until('a new default ServiceAccount in default', async () => {
+      const now = await sa('default').catch(() => undefined);
+      return now && now.metadata?.uid !== saBefore.metadata?.uid;
+    }, POLL);
+    const cm = await rootCa('default');
+    await client.update(resources.configMaps, { ...cm, data: { 'ca.crt': 'not a CA' } });
+    await until('the CA in default restored', async () => (await rootCa('default')).data?.['ca.crt'] === ts.server.caCertPem, POLL);
     assert.equal(await sa('going').then(() => true, () => false), false, 'no ServiceAccount re-created in a Terminating namespace');
     assert.equal(await rootCa('going').then(() => true, () => false), false, 'no ConfigMap re-created in a Terminating namespace');
     await client.patch(resources.configMaps, 'going', 'held', { metadata: { finalizers: null } });
