@@ -1,7 +1,7 @@
 /** The one API error: what the server sends from it, and what a client makes of what it receives. */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { ApiError, isAlreadyExists, isConflict, isNotFound, statusCodeOf } from './status.ts';
+import { ApiError, errorText, isAlreadyExists, isConflict, isNamespaceTerminating, isNotFound, statusCodeOf } from './status.ts';
 
 describe('ApiError', () => {
   it('becomes the Status the server sends', () => {
@@ -27,5 +27,17 @@ describe('ApiError', () => {
     assert.equal(err.code, 502);
     assert.equal(err.reason, '');
     assert.equal(err.message, 'GET /healthz: 502 : <html>Bad Gateway</html>');
+  });
+
+  it('tells a namespace being deleted by its cause, not by its words; a log field says only the code', () => {
+    const terminating = ApiError.received('POST /api/v1/namespaces/gone/configmaps', 403, {
+      reason: 'Forbidden',
+      message: 'configmaps "x" is forbidden: unable to create new content in namespace gone because it is being terminated',
+      details: { causes: [{ reason: 'NamespaceTerminating', message: 'namespace gone is being terminated', field: 'metadata.namespace' }] },
+    });
+    assert.equal(isNamespaceTerminating(terminating), true);
+    assert.equal(isNamespaceTerminating(new ApiError(403, 'Forbidden', 'being terminated, says the text')), false);
+    assert.equal(errorText(terminating), 'HTTP 403');
+    assert.equal(errorText(new Error('socket hang up')), 'socket hang up');
   });
 });

@@ -88,10 +88,18 @@ export class ApiError extends Error {
 export const isNotFound = (err: unknown): boolean => err instanceof ApiError && err.code === 404;
 export const isConflict = (err: unknown): boolean => err instanceof ApiError && err.code === 409 && err.reason === 'Conflict';
 export const isAlreadyExists = (err: unknown): boolean => err instanceof ApiError && err.code === 409 && err.reason === 'AlreadyExists';
+/** Refused because the namespace is being deleted (kube's NamespaceTerminatingCause): nothing more can be created in it. */
+export const isNamespaceTerminating = (err: unknown): boolean => err instanceof ApiError && err.code === 403 && (err.details?.causes ?? []).some((c) => c.reason === 'NamespaceTerminating');
 /** Refused for now: an eviction a PodDisruptionBudget blocks, or a server shedding load (429). */
 export const isTooManyRequests = (err: unknown): boolean => err instanceof ApiError && err.code === 429;
 
 /** The HTTP code of an API error; undefined for anything else (the request never got an answer). */
 export function statusCodeOf(err: unknown): number | undefined {
   return err instanceof ApiError ? err.code : undefined;
+}
+
+/** An error as a log field: an API error by its code alone (`HTTP 409`), anything else by its message. */
+export function errorText(err: unknown): string {
+  if (err instanceof ApiError) return `HTTP ${err.code}`;
+  return err instanceof Error ? err.message : String(err);
 }

@@ -16,7 +16,7 @@ import { ApiError, isNotFound, type Status } from '../api/status.ts';
 import { collectionPath, objectPath, type ResourceRef } from './resources.ts';
 
 // The error is defined once, in api/ (the apiserver raises the same class); the client's users import it from here.
-export { ApiError, isAlreadyExists, isConflict, isNotFound, isTooManyRequests, statusCodeOf } from '../api/status.ts';
+export { ApiError, errorText, isAlreadyExists, isConflict, isNamespaceTerminating, isNotFound, isTooManyRequests, statusCodeOf } from '../api/status.ts';
 
 export type PatchType = 'merge' | 'strategic' | 'json' | 'apply';
 const patchContentType: Record<PatchType, string> = {

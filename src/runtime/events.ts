@@ -12,8 +12,9 @@
  *   update `count` and `lastTimestamp` of the Event already written instead of adding another.
  */
 import type { CoreV1Event, V1ObjectReference } from '@kubernetes/client-node';
+import { errorText, statusCodeOf } from '../api/status.ts';
 import { formatTimestamp } from '../api/time.ts';
-import { ApiClient, ApiError } from './client.ts';
+import { ApiClient } from './client.ts';
 import { realClock, sleep, type Clock } from './clock.ts';
 import type { KubeAccess } from './kubeconfig.ts';
 
@@ -161,18 +162,9 @@ function involvedObject(obj: ObjectRefLike): V1ObjectReference {
   return ref;
 }
 
-function statusOf(err: unknown): number | undefined {
-  return err instanceof ApiError ? err.code : undefined;
-}
-
-function errText(err: unknown): string {
-  if (err instanceof ApiError) return `HTTP ${err.code}`;
-  return err instanceof Error ? err.message : String(err);
-}
-
 /** Worth another try later: the server was unreachable, overloaded or failing. */
 function retryable(err: unknown): boolean {
-  const code = statusOf(err);
+  const code = statusCodeOf(err);
   return code === undefined || code === 429 || code >= 500;
 }
 
@@ -250,7 +242,7 @@ class EventWriter {
       } catch (err) {
         if (this.o.signal.aborted) return;
         if (!retryable(err) || attempt >= this.o.maxAttempts) {
-          this.drop(q, errText(err));
+          this.drop(q, errorText(err));
           return;
         }
         await sleep(this.o.retryDelayMs, this.o.signal, this.o.clock);
@@ -270,7 +262,7 @@ class EventWriter {
         return;
       } catch (err) {
         // Deleted (by TTL, or its first write was dropped): write it whole, count and all.
-        if (statusOf(err) !== 404) throw err;
+        if (statusCodeOf(err) !== 404) throw err;
       }
     }
     await this.api.request('POST', events, { body: q.event, signal });
@@ -351,7 +343,7 @@ export function createEventRecorder(opts: EventRecorderOptions): EventRecorder &
         writer.enqueue({ event, repeat: c.count > 1 });
       } catch (err) {
         // Recording is best effort; a bug here must not reach the controller.
-        log.warn({ err: errText(err), reason }, 'failed to record event');
+        log.warn({ err: errorText(err), reason }, 'failed to record event');
       }
     },
     flush: () => writer.flush(),

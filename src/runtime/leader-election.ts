@@ -22,7 +22,7 @@
  */
 import type { V1Lease, V1LeaseSpec } from '@kubernetes/client-node';
 import { hostname } from 'node:os';
-import { ApiError } from './client.ts';
+import { errorText, statusCodeOf } from '../api/status.ts';
 import { realClock, sleep, type Clock } from './clock.ts';
 import type { KubeAccess } from './kubeconfig.ts';
 import { LeaseClient, MicroTime, type CallOptions } from './lease-client.ts';
@@ -165,15 +165,6 @@ function withSignal(signal: AbortSignal): CallOptions {
   return { signal };
 }
 
-function statusOf(err: unknown): number | undefined {
-  return err instanceof ApiError ? err.code : undefined;
-}
-
-function errText(err: unknown): string {
-  if (err instanceof ApiError) return `HTTP ${err.code}`;
-  return err instanceof Error ? err.message : String(err);
-}
-
 const silent: LeaderElectionLogger = { info() {}, warn() {} };
 
 class Elector {
@@ -255,7 +246,7 @@ class Elector {
     const work = (async () => this.opts.onStartedLeading(leading.signal))()
       .catch((err: unknown) => {
         failed = true;
-        this.log.warn({ ...this.lockFields, err: errText(err) }, 'leader work failed; giving up leadership');
+        this.log.warn({ ...this.lockFields, err: errorText(err) }, 'leader work failed; giving up leadership');
         leading.abort();
       })
       .finally(() => {
@@ -285,7 +276,7 @@ class Elector {
     try {
       this.opts.onStoppedLeading?.();
     } catch (err) {
-      this.log.warn({ ...this.lockFields, err: errText(err) }, 'onStoppedLeading threw');
+      this.log.warn({ ...this.lockFields, err: errorText(err) }, 'onStoppedLeading threw');
     }
     return lost ? 'lost' : failed ? 'stepped-down' : 'released';
   }
@@ -334,8 +325,8 @@ class Elector {
     try {
       current = await this.api.readNamespacedLease({ namespace, name }, withSignal(signal));
     } catch (err) {
-      if (statusOf(err) !== 404) {
-        if (!signal.aborted) this.log.warn({ ...this.lockFields, err: errText(err) }, 'error reading leader lease');
+      if (statusCodeOf(err) !== 404) {
+        if (!signal.aborted) this.log.warn({ ...this.lockFields, err: errorText(err) }, 'error reading leader lease');
         return 'error';
       }
       const fresh: V1Lease = {
@@ -348,7 +339,7 @@ class Elector {
         return this.wrote(await this.api.createNamespacedLease({ namespace, body: fresh }, withSignal(signal)), now);
       } catch (createErr) {
         // 409: another candidate created it first; the next attempt reads theirs.
-        if (statusOf(createErr) !== 409 && !signal.aborted) this.log.warn({ ...this.lockFields, err: errText(createErr) }, 'error creating leader lease');
+        if (statusCodeOf(createErr) !== 409 && !signal.aborted) this.log.warn({ ...this.lockFields, err: errorText(createErr) }, 'error creating leader lease');
         return 'error';
       }
     }
@@ -373,7 +364,7 @@ class Elector {
       return this.wrote(await this.api.replaceNamespacedLease({ namespace, name, body: next }, withSignal(signal)), now);
     } catch (err) {
       // 409: the Lease changed since it was read (another candidate won); not worth a warning.
-      if (statusOf(err) !== 409 && !signal.aborted) this.log.warn({ ...this.lockFields, err: errText(err) }, 'error updating leader lease');
+      if (statusCodeOf(err) !== 409 && !signal.aborted) this.log.warn({ ...this.lockFields, err: errorText(err) }, 'error updating leader lease');
       return 'error';
     }
   }
@@ -403,7 +394,7 @@ class Elector {
       this.seen.observe(released.spec ?? {}, this.clock.now());
       this.log.info(this.lockFields, 'released leader lease');
     } catch (err) {
-      this.log.warn({ ...this.lockFields, err: errText(err) }, 'failed to release leader lease; successors will wait for it to expire');
+      this.log.warn({ ...this.lockFields, err: errorText(err) }, 'failed to release leader lease; successors will wait for it to expire');
     } finally {
       cancel();
     }
@@ -416,7 +407,7 @@ class Elector {
     try {
       this.opts.onNewLeader?.(holder);
     } catch (err) {
-      this.log.warn({ ...this.lockFields, err: errText(err) }, 'onNewLeader threw');
+      this.log.warn({ ...this.lockFields, err: errorText(err) }, 'onNewLeader threw');
     }
   }
 }

@@ -7,7 +7,7 @@
  */
 import type { V1ConfigMap, V1Namespace } from '@kubernetes/client-node';
 import { isDeepStrictEqual } from 'node:util';
-import { ApiError, isAlreadyExists, isConflict, isNotFound } from '../../runtime/client.ts';
+import { isAlreadyExists, isConflict, isNamespaceTerminating, isNotFound } from '../../runtime/client.ts';
 import type { ControllerContext } from '../../runtime/context.ts';
 import { Controller } from '../../runtime/controller.ts';
 import type { DeepReadonly } from '../../runtime/readonly.ts';
@@ -57,7 +57,7 @@ export function createRootCaCertPublisher(ctx: ControllerContext, o: RootCaCertP
     } catch (err) {
       // The cache was behind; the watch event on its way brings this key back with the truth.
       if (isAlreadyExists(err) || isConflict(err) || isNotFound(err)) return;
-      if (err instanceof ApiError && err.code === 403 && /being terminated/.test(err.message)) return;
+      if (isNamespaceTerminating(err)) return;
       throw err;
     }
     const verb = current ? 'Restored' : 'Published';

@@ -5,7 +5,7 @@
  * are left alone, or the controller would fight their deletion.
  */
 import type { V1Namespace, V1ServiceAccount } from '@kubernetes/client-node';
-import { ApiError, isAlreadyExists, isNotFound } from '../../runtime/client.ts';
+import { isAlreadyExists, isNamespaceTerminating, isNotFound } from '../../runtime/client.ts';
 import type { ControllerContext } from '../../runtime/context.ts';
 import { Controller } from '../../runtime/controller.ts';
 import type { DeepReadonly } from '../../runtime/readonly.ts';
@@ -31,7 +31,7 @@ export function createServiceAccountController(ctx: ControllerContext): Controll
     } catch (err) {
       // Already there (the cache was behind), or the namespace went away meanwhile.
       if (isAlreadyExists(err) || isNotFound(err)) return;
-      if (err instanceof ApiError && err.code === 403 && /being terminated/.test(err.message)) return;
+      if (isNamespaceTerminating(err)) return;
       throw err;
     }
   };

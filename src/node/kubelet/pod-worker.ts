@@ -11,7 +11,7 @@ import type { Logger } from 'pino';
 import type { V1Container, V1ContainerStatus, V1Pod, V1PodCondition, V1PodStatus, V1Probe } from '@kubernetes/client-node';
 import { formatTimestamp } from '../../api/time.ts';
 import type { ApiClient } from '../../runtime/client.ts';
-import { isNotFound } from '../../runtime/client.ts';
+import { isNotFound, statusCodeOf } from '../../runtime/client.ts';
 import type { EventSink } from '../../runtime/context.ts';
 import type { ContainerExit, ContainerRuntime, RunningContainer } from '../container-runtime.ts';
 import { EnvError, expandArgs, resolveEnv } from '../env.ts';
@@ -492,8 +492,7 @@ export class PodWorker {
         return;
       } catch (err) {
         // Gone already, or a new pod of the same name (the uid precondition): nothing left to finish.
-        const code = (err as { code?: number }).code;
-        if (isNotFound(err) || code === 409) return;
+        if (isNotFound(err) || statusCodeOf(err) === 409) return;
         if (!this.host.active()) return;
         this.host.logger.warn({ pod: this.key(), err: (err as Error).message }, 'cannot finish the pod\'s deletion; retrying');
       }

@@ -11,7 +11,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { KubernetesObject, V1Deployment, V1OwnerReference } from '@kubernetes/client-node';
-import { ApiError, isNotFound, type ApiClient } from '../../runtime/client.ts';
+import { ApiError, isNotFound, statusCodeOf, type ApiClient } from '../../runtime/client.ts';
 import type { ControllerContext } from '../../runtime/context.ts';
 import { Controller } from '../../runtime/controller.ts';
 import { discoverResources, type DiscoveredResources } from '../../runtime/discovery.ts';
@@ -103,7 +103,7 @@ export function createClusterVersionOperator(ctx: ControllerContext, options: Cl
         const created = await ctx.client.create<ClusterOperator>(resources.clusterOperators, { apiVersion: m.apiVersion, kind: m.kind, metadata: { name: m.name, labels: obj.metadata?.labels, annotations: obj.metadata?.annotations } });
         if (obj.status?.relatedObjects) await ctx.client.updateStatus(resources.clusterOperators, { ...created, status: { relatedObjects: obj.status.relatedObjects } });
       } catch (err) {
-        if (!(err instanceof ApiError && err.code === 409)) ctx.logger.warn({ operator: m.name, err: String(err) }, 'could not pre-create ClusterOperator');
+        if (statusCodeOf(err) !== 409) ctx.logger.warn({ operator: m.name, err: String(err) }, 'could not pre-create ClusterOperator');
       }
     }
   };
@@ -115,7 +115,7 @@ export function createClusterVersionOperator(ctx: ControllerContext, options: Cl
       try {
         await ctx.client.create<ClusterVersion>(resources.clusterVersions, { apiVersion: 'config.openshift.io/v1', kind: 'ClusterVersion', metadata: { name: CLUSTER_VERSION_NAME }, spec: { clusterID: randomUUID(), channel: '' } });
       } catch (err) {
-        if (!(err instanceof ApiError && err.code === 409)) throw err;
+        if (statusCodeOf(err) !== 409) throw err;
       }
       return { requeueAfterMs: 1000 };
     }
