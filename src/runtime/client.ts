@@ -8,10 +8,10 @@
  * ClientConfig of kubeconfig.ts), keeps connections alive, and turns non-2xx responses into `ApiError`s carrying the
  * Kubernetes `Status` (code, reason, message), so callers branch on `reason`, not on text.
  */
-import { Agent, request as httpsRequest, type RequestOptions } from 'node:https';
+import { Agent, request as httpsRequest } from 'node:https';
 import { request as httpRequest, Agent as HttpAgent } from 'node:http';
 import type { KubernetesObject, KubernetesListObject } from '@kubernetes/client-node';
-import type { KubeAccess } from './kubeconfig.ts';
+import { clusterEndpoint, type KubeAccess } from './kubeconfig.ts';
 import { ApiError, isNotFound, type Status } from '../api/status.ts';
 import { collectionPath, objectPath, type ResourceRef } from './resources.ts';
 
@@ -88,21 +88,15 @@ export class ApiClient {
 
   private connect(): Promise<Connection> {
     this.connection ??= (async () => {
-      const cluster = this.kubeConfig.getCurrentCluster();
-      if (!cluster) throw new Error('kubeconfig has no current cluster');
-      const opts: RequestOptions = {};
-      await this.kubeConfig.applyToHTTPSOptions(opts);
-      const headers: Record<string, string> = {};
-      for (const [k, v] of Object.entries(opts.headers ?? {})) if (v !== undefined) headers[k] = String(v);
+      const { url, headers, tls } = await clusterEndpoint(this.kubeConfig);
       if (this.options.userAgent) headers['User-Agent'] = this.options.userAgent;
-      const url = new URL(cluster.server);
       const maxSockets = this.options.maxSockets ?? 16;
       // An agent's timeout is the idle timeout of its free sockets; a request's own deadline
       // (timeoutMs) replaces it while the request runs.
       const timeout = this.options.idleSocketTimeoutMs ?? 30_000;
       const agent =
         url.protocol === 'https:'
-          ? new Agent({ keepAlive: true, maxSockets, timeout, ca: opts.ca, cert: opts.cert, key: opts.key, rejectUnauthorized: opts.rejectUnauthorized ?? true, servername: opts.servername })
+          ? new Agent({ keepAlive: true, maxSockets, timeout, ...tls })
           : new HttpAgent({ keepAlive: true, maxSockets, timeout });
       return { url, headers, agent };
     })();

@@ -53,6 +53,26 @@ export interface KubeAccess {
   applyToHTTPSOptions(opts: RequestOptions): Promise<void>;
 }
 
+/** Where requests go and what they carry: the server URL, the credential headers, and the TLS options for an agent. */
+export interface ClusterEndpoint {
+  readonly url: URL;
+  readonly headers: Record<string, string>;
+  /** `ca`, `cert`, `key`, `rejectUnauthorized` and `servername` for an https agent. */
+  readonly tls: Pick<RequestOptions, 'ca' | 'cert' | 'key' | 'rejectUnauthorized' | 'servername'>;
+}
+
+/** The current cluster of `kubeConfig` as a request needs it: the one reading for the API client and the watch client. */
+export async function clusterEndpoint(kubeConfig: KubeAccess): Promise<ClusterEndpoint> {
+  const cluster = kubeConfig.getCurrentCluster();
+  if (!cluster) throw new Error('kubeconfig has no current cluster');
+  const opts: RequestOptions = {};
+  await kubeConfig.applyToHTTPSOptions(opts);
+  const headers: Record<string, string> = {};
+  for (const [k, v] of Object.entries(opts.headers ?? {})) if (v !== undefined) headers[k] = String(v);
+  const tls = { ca: opts.ca, cert: opts.cert, key: opts.key, rejectUnauthorized: opts.rejectUnauthorized ?? true, servername: opts.servername };
+  return { url: new URL(cluster.server), headers, tls };
+}
+
 type Doc = Record<string, unknown>;
 const obj = (v: unknown): Doc => (v && typeof v === 'object' && !Array.isArray(v) ? (v as Doc) : {});
 const str = (v: unknown): string | undefined => (typeof v === 'string' && v !== '' ? v : undefined);

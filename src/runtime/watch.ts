@@ -9,9 +9,9 @@
  * kept idle between watches), apart from the ApiClient's pool of short requests. A non-2xx answer ends the watch with an error whose
  * `statusCode` is the HTTP status (the informer relists on 410).
  */
-import { Agent, request as httpsRequest, type RequestOptions } from 'node:https';
+import { Agent, request as httpsRequest } from 'node:https';
 import { Agent as HttpAgent, request as httpRequest, type IncomingMessage } from 'node:http';
-import type { KubeAccess } from './kubeconfig.ts';
+import { clusterEndpoint, type KubeAccess } from './kubeconfig.ts';
 
 export type WatchQuery = Record<string, string | number | boolean | undefined>;
 
@@ -41,16 +41,10 @@ export class WatchClient {
 
   private connect(): Promise<Connection> {
     this.connection ??= (async () => {
-      const cluster = this.kubeConfig.getCurrentCluster();
-      if (!cluster) throw new Error('kubeconfig has no current cluster');
-      const opts: RequestOptions = {};
-      await this.kubeConfig.applyToHTTPSOptions(opts);
-      const headers: Record<string, string> = {};
-      for (const [k, v] of Object.entries(opts.headers ?? {})) if (v !== undefined) headers[k] = String(v);
-      const url = new URL(cluster.server);
+      const { url, headers, tls } = await clusterEndpoint(this.kubeConfig);
       const agent =
         url.protocol === 'https:'
-          ? new Agent({ keepAlive: false, ca: opts.ca, cert: opts.cert, key: opts.key, rejectUnauthorized: opts.rejectUnauthorized ?? true, servername: opts.servername })
+          ? new Agent({ keepAlive: false, ...tls })
           : new HttpAgent({ keepAlive: false });
       return { url, headers, agent };
     })();
