@@ -5,6 +5,7 @@
 const benches: Record<string, () => Promise<void>> = {
   apiserver: async () => (await import('./apiserver.ts')).run(),
   nodes: async () => (await import('./nodes.ts')).run(),
+  footprint: async () => (await import('./footprint.ts')).run(),
 };
 
 const names = process.argv.slice(2).filter((a) => !a.startsWith('-'));
