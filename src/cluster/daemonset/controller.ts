@@ -19,7 +19,7 @@ import type { DeepReadonly } from '../../runtime/readonly.ts';
 import { resources } from '../../runtime/resources.ts';
 import { Expectations } from '../workload-common/expectations.ts';
 import { invalidSpecIsTerminal } from '../workload-common/errors.ts';
-import { addOwnerIndexes } from '../workload-common/owners.ts';
+import { addOwnerIndexes, controllerKey } from '../workload-common/owners.ts';
 import { isPodTerminal } from '../workload-common/pods.ts';
 import { PodControl } from '../workload-common/pod-control.ts';
 import type { PlacementMode } from './pod.ts';
@@ -75,12 +75,7 @@ export function createDaemonSetController(ctx: ControllerContext, options: Daemo
   });
   controller.watch(daemonSets);
 
-  const ownerKey = (pod: DeepReadonly<V1Pod>): string | undefined => {
-    const ref = controllerOf(pod);
-    if (!ref || ref.kind !== 'DaemonSet') return undefined;
-    const key = `${pod.metadata?.namespace}/${ref.name}`;
-    return daemonSets.store.get(key)?.metadata?.uid === ref.uid ? key : undefined;
-  };
+  const ownerKey = (pod: DeepReadonly<V1Pod>): string | undefined => controllerKey(pod, 'DaemonSet', daemonSets);
   const adopters = (pod: DeepReadonly<V1Pod>): string[] =>
     daemonSets.store
       .byIndex(NAMESPACE_INDEX, pod.metadata?.namespace ?? '')

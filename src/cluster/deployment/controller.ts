@@ -14,7 +14,7 @@ import { Controller, controllerOf } from '../../runtime/controller.ts';
 import type { DeepReadonly } from '../../runtime/readonly.ts';
 import { resources } from '../../runtime/resources.ts';
 import { invalidSpecIsTerminal } from '../workload-common/errors.ts';
-import { addOwnerIndexes } from '../workload-common/owners.ts';
+import { addOwnerIndexes, controllerKey } from '../workload-common/owners.ts';
 import { makeDeploymentReconcile } from './sync.ts';
 
 export interface DeploymentControllerOptions {
@@ -51,13 +51,7 @@ export function createDeploymentController(ctx: ControllerContext, options: Depl
     return selectors.get(sel);
   };
 
-  /** The cached Deployment a controller reference names (same incarnation only). */
-  const ownerKey = (obj: { readonly metadata?: DeepReadonly<V1ReplicaSet>['metadata'] }): string | undefined => {
-    const ref = controllerOf(obj);
-    if (!ref || ref.kind !== 'Deployment') return undefined;
-    const key = `${obj.metadata?.namespace}/${ref.name}`;
-    return deployments.store.get(key)?.metadata?.uid === ref.uid ? key : undefined;
-  };
+  const ownerKey = (rs: DeepReadonly<V1ReplicaSet>): string | undefined => controllerKey(rs, 'Deployment', deployments);
 
   const adopters = (rs: DeepReadonly<V1ReplicaSet>): string[] =>
     deployments.store
@@ -86,10 +80,9 @@ export function createDeploymentController(ctx: ControllerContext, options: Depl
   replicaSets.on('delete', enqueueOwner);
 
   pods.on('delete', (pod) => {
-    const ref = controllerOf(pod);
-    if (!ref || ref.kind !== 'ReplicaSet') return;
-    const rs = replicaSets.store.get(`${pod.metadata?.namespace}/${ref.name}`);
-    if (!rs || rs.metadata?.uid !== ref.uid) return;
+    const rsKey = controllerKey(pod, 'ReplicaSet', replicaSets);
+    const rs = rsKey ? replicaSets.store.get(rsKey) : undefined;
+    if (!rs) return;
     const key = ownerKey(rs);
     if (key && deployments.store.get(key)?.spec?.strategy?.type === 'Recreate') controller.enqueue(key);
   });

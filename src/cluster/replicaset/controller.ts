@@ -13,7 +13,7 @@ import { Controller, controllerOf } from '../../runtime/controller.ts';
 import type { DeepReadonly } from '../../runtime/readonly.ts';
 import { resources } from '../../runtime/resources.ts';
 import { Expectations } from '../workload-common/expectations.ts';
-import { addOwnerIndexes } from '../workload-common/owners.ts';
+import { addOwnerIndexes, controllerKey } from '../workload-common/owners.ts';
 import { PodControl } from '../workload-common/pod-control.ts';
 import { makeReplicaSetReconcile, selectorOf } from './sync.ts';
 
@@ -55,13 +55,7 @@ export function createReplicaSetController(ctx: ControllerContext, options: Repl
   });
   controller.watch(replicaSets);
 
-  /** The key of the cached ReplicaSet this pod's controller reference names (same incarnation only). */
-  const ownerKey = (pod: DeepReadonly<V1Pod>): string | undefined => {
-    const ref = controllerOf(pod);
-    if (!ref || ref.kind !== 'ReplicaSet') return undefined;
-    const key = `${pod.metadata?.namespace}/${ref.name}`;
-    return replicaSets.store.get(key)?.metadata?.uid === ref.uid ? key : undefined;
-  };
+  const ownerKey = (pod: DeepReadonly<V1Pod>): string | undefined => controllerKey(pod, 'ReplicaSet', replicaSets);
 
   const matchingReplicaSets = (pod: DeepReadonly<V1Pod>): string[] =>
     replicaSets.store

@@ -53,9 +53,18 @@ export function subjectOf(ref: ResourceRef, obj: OwnerLike) {
   return { apiVersion: apiVersionOf(ref), kind: ref.kind, metadata: { name: m.name, namespace: m.namespace, uid: m.uid, resourceVersion: m.resourceVersion } };
 }
 
-/** The key of the controller of kind `kind` an object points to, when there is one. */
-export function controllerKey(obj: { readonly metadata?: { readonly namespace?: string; readonly ownerReferences?: readonly DeepReadonly<V1OwnerReference>[] } }, kind: string): string | undefined {
+/**
+ * The key of the owner in `owners` that `obj`'s controller reference names, when the reference
+ * is to that kind and the cache holds that very incarnation (same uid): what a pod or
+ * ReplicaSet event maps to in its controller's queue.
+ */
+export function controllerKey<T extends KubernetesObject>(
+  obj: { readonly metadata?: { readonly namespace?: string; readonly ownerReferences?: readonly DeepReadonly<V1OwnerReference>[] } },
+  kind: string,
+  owners: Informer<T>,
+): string | undefined {
   const ref = controllerOf(obj);
   if (!ref || ref.kind !== kind) return undefined;
-  return obj.metadata?.namespace ? `${obj.metadata.namespace}/${ref.name}` : ref.name;
+  const key = obj.metadata?.namespace ? `${obj.metadata.namespace}/${ref.name}` : ref.name;
+  return owners.store.get(key)?.metadata?.uid === ref.uid ? key : undefined;
 }
