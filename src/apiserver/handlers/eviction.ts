@@ -6,7 +6,7 @@
  */
 import { matchLabelSelector } from '../../api/label-selector.ts';
 import { isPodReady } from '../../api/pod-status.ts';
-import { ApiError, errors } from '../errors.ts';
+import { ApiError, errors, isConflict } from '../errors.ts';
 import { readBody, decodeBody, mediaType } from '../http/body.ts';
 import { writeBody } from '../http/respond.ts';
 import type { KubeObject } from '../registry/resource.ts';
@@ -91,7 +91,7 @@ export async function handleEviction(scope: RequestScope, ctx: ServerContext): P
       await ctx.store.update(pdbDef, ns, pdbName, next, { manager: 'eviction', subresource: 'status' });
       break;
     } catch (e) {
-      if (e instanceof ApiError && e.reason === 'Conflict' && attempt < 20) {
+      if (isConflict(e) && attempt < 20) {
         await new Promise((r) => setTimeout(r, 50));
         continue;
       }

@@ -4,7 +4,7 @@
  * send. Other subresources (scale, eviction, binding, log, finalize) have their own modules.
  */
 import { fieldError } from '../../api/field-errors.ts';
-import { ApiError, errors } from '../errors.ts';
+import { errors, isNotFound } from '../errors.ts';
 import { decodeBody, findDuplicateJsonKeys, mediaType, protobufType, readBody } from '../http/body.ts';
 import { addWarnings, writeBody, writeRaw } from '../http/respond.ts';
 import { compileSelectors } from '../registry/list-filter.ts';
@@ -267,7 +267,7 @@ export async function handleDeleteCollection(scope: RequestScope, ctx: ServerCon
     try {
       items.push((await ctx.store.delete(def, obj.metadata.namespace, obj.metadata.name, options, wctx)).object);
     } catch (e) {
-      if (!(e instanceof ApiError && e.reason === 'NotFound')) throw e;
+      if (!isNotFound(e)) throw e;
     }
   }
   writeBody(scope.res, 200, { kind: def.listKind, apiVersion: apiVersionOf(def), metadata: { resourceVersion: list.resourceVersion }, items });

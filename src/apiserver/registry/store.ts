@@ -11,7 +11,7 @@ import { generateName } from '../../api/names.ts';
 import { formatTimestamp } from '../../api/time.ts';
 import { CompactedError, FutureRevisionError, type Backend, type KeyValue } from '../../storage/types.ts';
 import { coerceCustomResource } from '../crd/coerce.ts';
-import { ApiError, errors } from '../errors.ts';
+import { ApiError, errors, isAlreadyExists, isNotFound } from '../errors.ts';
 import type { LabelMatcher, ObjectMatcher } from './list-filter.ts';
 import { validateFinalizerNames, validateMetaUpdate, validateObjectMeta } from './metadata.ts';
 import type { ResourceRegistry } from './registry.ts';
@@ -347,7 +347,7 @@ export class ObjectStore {
           try {
             return { object: await this.create(def, namespace, desired, ctx), created: true };
           } catch (e) {
-            if (e instanceof ApiError && e.reason === 'AlreadyExists' && attempt < attempts) continue;
+            if (isAlreadyExists(e) && attempt < attempts) continue;
             throw e;
           }
         }
@@ -534,7 +534,7 @@ export class ObjectStore {
         return obj;
       });
     } catch (e) {
-      if (!(e instanceof ApiError && e.reason === 'NotFound')) throw e;
+      if (!isNotFound(e)) throw e;
     }
   }
 }
