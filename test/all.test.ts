@@ -10,6 +10,7 @@
  * covers a file whose import never finishes); `--test-force-exit` ends the process once the
  * last test has, whatever a test left open, and the last hook here names what that was.
  */
+import { AsyncResource } from 'node:async_hooks';
 import { readdirSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { after, describe } from 'node:test';
@@ -37,10 +38,25 @@ const files = [...findTests(join(root, 'src')), ...findTests(join(root, 'test'))
  */
 const fileTimeoutMs = (path: string): number => (path.startsWith('test/e2e/') ? 16 * 60_000 : 3 * 60_000);
 
-// Not awaited: the test runner starts the suites once this module has finished loading.
+// One file after another: imports side by side can evaluate each other's modules, and a
+// file's tests belong to the suite in whose (async) context its module is evaluated, so the
+// import runs in a scope made inside the file's suite. Not awaited here: the runner starts the
+// suites once this module has finished loading.
+let imported: Promise<void> = Promise.resolve();
 for (const file of files) {
   const path = relative(root, file);
-  describe(path, { timeout: fileTimeoutMs(path) }, () => import(pathToFileURL(file).href));
+  const before = imported;
+  imported = new Promise<void>((done) => {
+    describe(path, { timeout: fileTimeoutMs(path) }, async () => {
+      const scope = new AsyncResource('shipyard:test-file');
+      try {
+        await before;
+        await scope.runInAsyncScope(() => import(pathToFileURL(file).href));
+      } finally {
+        done();
+      }
+    });
+  });
 }
 
 after(() => {
