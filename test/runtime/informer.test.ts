@@ -93,6 +93,7 @@ describe('runtime/informer', () => {
     await core.createNamespacedConfigMap({ namespace: 'b', body: cm('b', 'two', 'db') });
 
     const ac = new AbortController();
+    cleanups.push(async () => ac.abort());
     const { informer, rec } = start(kc, core, ac.signal);
     await informer.waitForSync();
     assert.ok(informer.hasSynced());
@@ -143,6 +144,7 @@ describe('runtime/informer', () => {
     await core.createNamespacedConfigMap({ namespace: 'a', body: cm('a', 'web1', 'web') });
     await core.createNamespacedConfigMap({ namespace: 'a', body: cm('a', 'db1', 'db') });
     const ac = new AbortController();
+    cleanups.push(async () => ac.abort());
     const { informer, rec } = start(kc, core, ac.signal, { labelSelector: 'app=web' });
     await informer.waitForSync();
     assert.deepEqual(informer.store.keys(), ['a/web1']);
@@ -160,6 +162,7 @@ describe('runtime/informer', () => {
     const { kc, core } = clientFor(ts);
     await ensureNamespace(core, 'a');
     const ac = new AbortController();
+    cleanups.push(async () => ac.abort());
     const { informer, rec } = start(kc, core, ac.signal, { labelSelector: 'app=web' });
     await informer.waitForSync();
     const listed = Number(informer.resourceVersion());
@@ -179,6 +182,8 @@ describe('runtime/informer', () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'shipyard-informer-'));
     cleanups.push(async () => rmSync(dataDir, { recursive: true, force: true }));
     let ts = await startTestServer({ port, dataDir });
+    // Whichever server is up when the test ends (stopping one twice is harmless).
+    cleanups.push(() => ts.stop());
     const { kc, core } = clientFor(ts);
     await ensureNamespace(core, 'a');
     await core.createNamespacedConfigMap({ namespace: 'a', body: cm('a', 'keep', 'web') });
@@ -208,6 +213,7 @@ describe('runtime/informer', () => {
     // tell it that `doomed` is gone.
     await ts.stop();
     const side = await startTestServer({ dataDir });
+    cleanups.push(() => side.stop());
     client = clientFor(side).core;
     await client.deleteNamespacedConfigMap({ namespace: 'a', name: 'doomed' });
     await client.patchNamespacedConfigMap({ namespace: 'a', name: 'changed', body: [{ op: 'replace', path: '/data/v', value: '2' }] });
@@ -219,7 +225,6 @@ describe('runtime/informer', () => {
     assert.equal(gone(), false);
 
     ts = await startTestServer({ port, dataDir });
-    cleanups.push(() => ts.stop());
     await until('the relist to report the deletion', () => rec.deletes.includes('a/doomed'));
     assert.ok(gone(), 'the informer should have seen 410 Gone');
     assert.equal(informer.store.get('a/doomed'), undefined);

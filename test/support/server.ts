@@ -31,6 +31,7 @@ export interface TestServer {
   spawnKubectl(args: readonly string[]): ChildProcess;
   /** An authenticated request with Node's fetch-less https client; returns status, headers and body text. */
   request(method: string, path: string, opts?: { body?: string | Buffer; contentType?: string; accept?: string; token?: string | null }): Promise<{ status: number; headers: Record<string, string | string[] | undefined>; body: string }>;
+  /** Stops the controllers and the server; calling it again waits for the first call. */
   stop(): Promise<void>;
 }
 
@@ -73,6 +74,7 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
   const cacheDir = join(dataDir, 'kubectl-cache');
   const env = { ...process.env, KUBECONFIG: server.kubeconfigPath, KUBECACHEDIR: cacheDir, HOME: dataDir };
   const https = await import('node:https');
+  let stopping: Promise<void> | undefined;
   return {
     server,
     dataDir,
@@ -112,14 +114,16 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
         else req.end();
       });
     },
-    async stop() {
-      try {
-        stopControllers.abort();
-        await manager.catch(() => {});
-        await server.close();
-      } finally {
-        removeDataDir();
-      }
+    stop() {
+      return (stopping ??= (async () => {
+        try {
+          stopControllers.abort();
+          await manager.catch(() => {});
+          await server.close();
+        } finally {
+          removeDataDir();
+        }
+      })());
     },
   };
 }
