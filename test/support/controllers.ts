@@ -7,7 +7,7 @@
 import { KubeConfig } from '@kubernetes/client-node';
 import pino from 'pino';
 import { ApiClient } from '../../src/runtime/client.ts';
-import { realClock } from '../../src/runtime/clock.ts';
+import { realClock, type Clock } from '../../src/runtime/clock.ts';
 import type { ControllerContext } from '../../src/runtime/context.ts';
 import type { Controller } from '../../src/runtime/controller.ts';
 import { createEventRecorder } from '../../src/runtime/events.ts';
@@ -25,6 +25,8 @@ export interface ControllerHarnessOptions {
   readonly eventsAs?: string;
   /** Runs before any informer starts: objects the controllers are to find already there at start. */
   readonly seed?: (client: ApiClient) => Promise<void>;
+  /** The controllers' clock; the real one unless given (a FakeClock drives their timers and the times they write). */
+  readonly clock?: Clock;
 }
 
 export interface RunningControllers {
@@ -69,7 +71,7 @@ export async function startControllers(options: ControllerHarnessOptions, build:
       informers,
       recorder: options.eventsAs ? createEventRecorder({ kubeConfig, component: options.eventsAs, signal: abort.signal, retryDelayMs: 100 }) : { event: () => {} },
       logger: pino({ level: 'silent' }),
-      clock: realClock,
+      clock: options.clock ?? realClock,
     };
     const controllers = build(ctx);
     await informers.waitForSync();
