@@ -7,14 +7,19 @@ import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { after, before, describe, it } from 'node:test';
-import { CoordinationV1Api, KubeConfig } from '@kubernetes/client-node';
+import { CoordinationV1Api, KubeConfig, type V1Lease } from '@kubernetes/client-node';
+import { ApiClient } from '../../src/runtime/client.ts';
+import { InformerFactory } from '../../src/runtime/informer-factory.ts';
 import { runLeaderElection, type LeaderElectionOptions } from '../../src/runtime/leader-election.ts';
+import { resources } from '../../src/runtime/resources.ts';
 import { startTestServer, type TestServer } from '../support/server.ts';
 import { until } from '../support/until.ts';
 
 const FIXTURE = fileURLToPath(new URL('./fixtures/elect.ts', import.meta.url));
 const REPO = fileURLToPath(new URL('../..', import.meta.url));
 const FAST = { leaseDurationMs: 3000, renewDeadlineMs: 2000, retryPeriodMs: 500 };
+/** A Lease no test waits out: a candidate that takes it over within a test did so because it was released. */
+const NEVER_EXPIRES = { leaseDurationMs: 120_000, renewDeadlineMs: 100_000, retryPeriodMs: 300 };
 
 interface Candidate {
   readonly id: string;
@@ -68,6 +73,26 @@ describe('leader election (API server)', () => {
   });
   after(() => ts.stop());
 
+  /** Every holder the Lease `name` has had, in order, as a watch sees its writes (none is missed); stopped with `t`. */
+  async function holdersOf(t: { after(fn: () => void): void }, name: string): Promise<string[]> {
+    const client = new ApiClient(kc, { userAgent: 'leader-election-test' });
+    const stop = new AbortController();
+    t.after(() => {
+      stop.abort();
+      client.close();
+    });
+    const holders: string[] = [];
+    const informer = new InformerFactory({ client, signal: stop.signal }).informer<V1Lease>(resources.leases, { namespace: 'kube-system', fieldSelector: `metadata.name=${name}` });
+    const record = (l: { spec?: { holderIdentity?: string } }): void => {
+      const holder = l.spec?.holderIdentity ?? '';
+      if (holders.at(-1) !== holder) holders.push(holder);
+    };
+    informer.on('add', record);
+    informer.on('update', record);
+    await informer.waitForSync();
+    return holders;
+  }
+
   /** The Lease as the server stores it, timestamps as sent on the wire. */
   async function rawLease(name: string): Promise<{ spec: Record<string, unknown> }> {
     const res = await ts.request('GET', `/apis/coordination.k8s.io/v1/namespaces/kube-system/leases/${name}`);
@@ -98,7 +123,7 @@ describe('leader election (API server)', () => {
       // MicroTime goes over the wire with microseconds, and the server keeps it that way.
       assert.match(String(first.spec.renewTime), /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}Z$/);
       assert.match(String(first.spec.acquireTime), /\.\d{6}Z$/);
-      await until('a renewal', async () => (await rawLease('one-leader')).spec.renewTime !== first.spec.renewTime, 3000);
+      await until('a renewal', async () => (await rawLease('one-leader')).spec.renewTime !== first.spec.renewTime);
     } finally {
       a.stop.abort();
       b.stop.abort();
@@ -112,10 +137,10 @@ describe('leader election (API server)', () => {
   });
 
   it('hands over at once when the leader stops gracefully, well under the lease duration', async (t) => {
-    const slow = { leaseDurationMs: 10_000, renewDeadlineMs: 7_000, retryPeriodMs: 300 };
-    const a = candidate(kc, 'grace-a', 'graceful', slow);
+    // The Lease would last 2 minutes: b can only lead within the test because a released it.
+    const a = candidate(kc, 'grace-a', 'graceful', NEVER_EXPIRES);
     await until('a leads', () => a.leading);
-    const b = candidate(kc, 'grace-b', 'graceful', slow);
+    const b = candidate(kc, 'grace-b', 'graceful', NEVER_EXPIRES);
     try {
       await until('b sees a as leader', () => b.leaders.includes('grace-a'));
       const before = await rawLease('graceful');
@@ -124,10 +149,8 @@ describe('leader election (API server)', () => {
       await a.done;
       assert.equal(a.leading, false, "a's controllers were stopped before it returned");
       assert.equal(a.stopped, 1);
-      await until('b leads', () => b.leading, 10_000);
-      const took = Date.now() - t0;
-      t.diagnostic(`graceful handover took ${took} ms`);
-      assert.ok(took < 3000, `handover took ${took} ms; the lease is 10 s, so b did not see the release`);
+      await until('b leads', () => b.leading, 30_000);
+      t.diagnostic(`graceful handover took ${Date.now() - t0} ms`);
       const after = await rawLease('graceful');
       assert.equal(after.spec.holderIdentity, 'grace-b');
       assert.equal(after.spec.leaseTransitions, Number(before.spec.leaseTransitions) + 1);
@@ -139,8 +162,9 @@ describe('leader election (API server)', () => {
     }
   });
 
-  it("keeps the Lease while the old leader's controllers wind down, even past the lease duration", async () => {
+  it("keeps the Lease while the old leader's controllers wind down, even past the lease duration", async (t) => {
     const windDownMs = FAST.leaseDurationMs + 500;
+    const holders = await holdersOf(t, 'wind-down');
     const a = candidate(kc, 'wind-a', 'wind-down', FAST, windDownMs);
     await until('a leads', () => a.leading);
     const b = candidate(kc, 'wind-b', 'wind-down');
@@ -153,10 +177,11 @@ describe('leader election (API server)', () => {
         await new Promise((r) => setTimeout(r, 20));
       }
       assert.equal(bLedEarly, false, 'b led while a was still stopping');
-      const t0 = Date.now();
-      await until('b leads', () => b.leading, 10_000);
-      assert.ok(Date.now() - t0 < 2500, 'the release after winding down let b in without waiting for expiry');
+      await until('b leads', () => b.leading);
       await a.done;
+      // a released the Lease once wound down (holder cleared), and b took it from there rather than waiting for it to expire.
+      await until('the Lease held by b', () => holders.at(-1) === 'wind-b');
+      assert.deepEqual(holders, ['wind-a', '', 'wind-b']);
     } finally {
       a.stop.abort();
       b.stop.abort();
@@ -164,7 +189,7 @@ describe('leader election (API server)', () => {
     }
   });
 
-  it('hands over between processes within one lease duration when the leader is killed', async (t) => {
+  it('hands over between processes once the lease has lapsed when the leader is killed', async (t) => {
     const children: { id: string; proc: ChildProcess; lines: string[] }[] = [];
     const spawnCandidate = (id: string) => {
       const proc = spawn(process.execPath, ['--import', 'tsx', FIXTURE, ts.server.kubeconfigPath, id, String(FAST.leaseDurationMs), String(FAST.renewDeadlineMs), String(FAST.retryPeriodMs), 'processes'], {
@@ -197,13 +222,12 @@ describe('leader election (API server)', () => {
 
       const t0 = Date.now();
       leader.proc.kill('SIGKILL');
-      await until('the follower leads', () => follower.lines.includes('LEADING'), 15_000);
+      await until('the follower leads', () => follower.lines.includes('LEADING'), 60_000);
       const took = Date.now() - t0;
       t.diagnostic(`handover after SIGKILL took ${took} ms`);
-      // It must wait for the lease to lapse (no release from a killed process)...
+      // It must wait for the lease to lapse (no release from a killed process). Timers fire late,
+      // never early, so a loaded machine can only lengthen this; how much longer is not asserted.
       assert.ok(took >= 1000, `took over after ${took} ms, before the lease could have expired`);
-      // ...and not much longer: the lease (3 s) plus one jittered retry and some scheduling slack.
-      assert.ok(took <= FAST.leaseDurationMs + 3000, `took over after ${took} ms`);
       assert.ok(follower.lines.includes(`NEW_LEADER ${follower.id}`));
       const lease = await rawLease('processes');
       assert.equal(lease.spec.holderIdentity, follower.id);
