@@ -7,7 +7,8 @@
  */
 import assert from 'node:assert/strict';
 import { after, describe, it } from 'node:test';
-import type { ContainerExit, ContainerRuntime, RunningContainer } from '../../src/node/container-runtime.ts';
+import type { ContainerRuntime } from '../../src/node/container-runtime.ts';
+import { createSimulatedRuntime } from '../../src/node/runtimes/simulated.ts';
 import { resources } from '../../src/runtime/resources.ts';
 import { boundPod, startNode, until, type NodeUnderTest } from './support.ts';
 
@@ -17,25 +18,22 @@ const HELD_IMAGE = 'example.test/held-start:1';
 function heldRuntime() {
   const waiting: Array<() => void> = [];
   const started: { name: string; stopped: boolean }[] = [];
+  const simulated = createSimulatedRuntime({ startDelayMs: 0, writeLogs: false });
   const runtime: ContainerRuntime = {
     name: 'inline',
     handles: (image) => image === HELD_IMAGE,
     async start(spec) {
       await new Promise<void>((resolve) => waiting.push(resolve));
+      const container = await simulated.start(spec);
       const record = { name: `${spec.podName}/${spec.containerName}`, stopped: false };
       started.push(record);
-      let finish!: (e: ContainerExit) => void;
-      const exited = new Promise<ContainerExit>((r) => (finish = r));
-      const container: RunningContainer = {
-        startedAt: new Date(),
-        exited,
-        async stop() {
+      return {
+        ...container,
+        stop(graceMs) {
           record.stopped = true;
-          finish({ exitCode: 143, reason: 'Error', finishedAt: new Date() });
-          return exited;
+          return container.stop(graceMs);
         },
       };
-      return container;
     },
   };
   return {
