@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { mkdtemp, readFile, readdir, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { after, describe, it } from 'node:test';
+import { after, afterEach, describe, it } from 'node:test';
 import { encodeDataUrl } from '../api/ignition/index.ts';
 import { createCloud, type Cloud, type CloudHooks } from './cloud.ts';
 import { CloudError } from './errors.ts';
@@ -39,6 +39,15 @@ function recorder(): Recorder {
 const userData = (files: Record<string, string>) =>
   JSON.stringify({ ignition: { version: '3.4.0' }, storage: { files: Object.entries(files).map(([path, body]) => ({ path, contents: { source: encodeDataUrl(body) } })) } });
 
+const clouds: Cloud[] = [];
+
+/** A cloud engine closed when its test ends, however the test ends (closing twice is harmless). */
+async function openCloud(options: Parameters<typeof createCloud>[0]): Promise<Cloud> {
+  const cloud = await createCloud(options);
+  clouds.push(cloud);
+  return cloud;
+}
+
 async function settledState(cloud: Cloud, id: string): Promise<InstanceState | undefined> {
   await cloud.settled(id);
   return cloud.get(id)?.state;
@@ -54,12 +63,13 @@ async function cloudCode(p: Promise<unknown>, reason: string, message: RegExp): 
 }
 
 describe('cloud engine', () => {
+  afterEach(() => Promise.all(clouds.splice(0).map((c) => c.close())));
   after(() => Promise.all(dirs.splice(0).map((d) => rm(d, { recursive: true, force: true }))));
 
   it('launches an instance: pending, Ignition on the node root, boot hook, running', async () => {
     const dir = await dataDir();
     const hooks = recorder();
-    const cloud = await createCloud({ dataDir: dir, hooks, bootDelayMs: 0, now: () => new Date('2026-03-04T05:06:07Z') });
+    const cloud = await openCloud({ dataDir: dir, hooks, bootDelayMs: 0, now: () => new Date('2026-03-04T05:06:07Z') });
     const seen: InstanceState[] = [];
     cloud.onChange((i) => seen.push(i.state));
     const launched = await cloud.runInstance({ name: 'worker-0', type: 's.large', userData: userData({ '/etc/hello': 'hi' }), tags: { role: 'worker' } });
@@ -85,7 +95,7 @@ describe('cloud engine', () => {
   it('stop, start and reboot call the hooks; Ignition does not run again', async () => {
     const dir = await dataDir();
     const hooks = recorder();
-    const cloud = await createCloud({ dataDir: dir, hooks, bootDelayMs: 0 });
+    const cloud = await openCloud({ dataDir: dir, hooks, bootDelayMs: 0 });
     const { id } = await cloud.runInstance({ name: 'n1', type: 's.medium', userData: userData({ '/etc/once': 'first' }) });
     await cloud.settled(id);
     await writeFile(join(cloud.nodeRoot('n1'), 'etc/once'), 'changed by the node');
@@ -104,7 +114,7 @@ describe('cloud engine', () => {
   });
 
   it('refuses transitions the state does not allow', async () => {
-    const cloud = await createCloud({ dataDir: await dataDir(), hooks: recorder(), bootDelayMs: 0 });
+    const cloud = await openCloud({ dataDir: await dataDir(), hooks: recorder(), bootDelayMs: 0 });
     const { id } = await cloud.runInstance({ name: 'n1', type: 's.medium' });
     await cloud.stop(id);
     await cloud.settled(id);
@@ -119,7 +129,7 @@ describe('cloud engine', () => {
   it('terminate stops the node, deletes its root and frees the name', async () => {
     const dir = await dataDir();
     const hooks = recorder();
-    const cloud = await createCloud({ dataDir: dir, hooks, bootDelayMs: 0 });
+    const cloud = await openCloud({ dataDir: dir, hooks, bootDelayMs: 0 });
     const first = await cloud.runInstance({ name: 'n1', type: 's.medium' });
     await cloud.settled(first.id);
     await cloudCode(cloud.runInstance({ name: 'n1', type: 's.medium' }), 'NameInUse', /an instance named "n1" already exists/);
@@ -135,7 +145,7 @@ describe('cloud engine', () => {
   });
 
   it('spreads instances over the zones and honours an explicit zone', async () => {
-    const cloud = await createCloud({ dataDir: await dataDir(), hooks: recorder(), bootDelayMs: 0 });
+    const cloud = await openCloud({ dataDir: await dataDir(), hooks: recorder(), bootDelayMs: 0 });
     const zonesGiven = [];
     for (const name of ['a', 'b', 'c', 'd']) zonesGiven.push((await cloud.runInstance({ name, type: 's.small' })).zone);
     assert.deepEqual(zonesGiven, ['local-a', 'local-b', 'local-c', 'local-a']);
@@ -145,7 +155,7 @@ describe('cloud engine', () => {
   });
 
   it('validates launch requests field by field', async () => {
-    const cloud = await createCloud({ dataDir: await dataDir(), hooks: recorder(), bootDelayMs: 0 });
+    const cloud = await openCloud({ dataDir: await dataDir(), hooks: recorder(), bootDelayMs: 0 });
     const bad = (input: unknown) => cloud.runInstance(input as never);
     await cloudCode(bad({ name: 'x', type: 'huge' }), 'InvalidParameterValue', /^instance type "huge" is unknown \(known: s\.small, /);
     await cloudCode(bad({ type: 's.small' }), 'MissingParameter', /^name is required$/);
@@ -161,7 +171,7 @@ describe('cloud engine', () => {
 
   it('an Ignition error leaves the instance failed, with the reason, and no node started', async () => {
     const hooks = recorder();
-    const cloud = await createCloud({ dataDir: await dataDir(), hooks, bootDelayMs: 0 });
+    const cloud = await openCloud({ dataDir: await dataDir(), hooks, bootDelayMs: 0 });
     const { id } = await cloud.runInstance({ name: 'n1', type: 's.small', userData: '{"ignition":{"version":"3.4.0"},"systemd":{"units":[{"name":"kubelet"}]}}' });
     assert.equal(await settledState(cloud, id), 'failed');
     const reason = cloud.get(id)?.stateReason;
@@ -176,7 +186,7 @@ describe('cloud engine', () => {
   it('a failing boot hook leaves the instance failed; start tries again', async () => {
     const hooks = recorder();
     hooks.failBoot = 'kubelet would not start';
-    const cloud = await createCloud({ dataDir: await dataDir(), hooks, bootDelayMs: 0 });
+    const cloud = await openCloud({ dataDir: await dataDir(), hooks, bootDelayMs: 0 });
     const { id } = await cloud.runInstance({ name: 'n1', type: 's.small' });
     assert.equal(await settledState(cloud, id), 'failed');
     assert.deepEqual(cloud.get(id)?.stateReason, { code: 'Boot.Failed', message: 'node failed to start: kubelet would not start' });
@@ -190,17 +200,17 @@ describe('cloud engine', () => {
 
   it('stopping an instance that waits for its config server cancels the boot', async () => {
     const hooks = recorder();
-    let fetching = false;
+    let fetching!: () => void;
+    const fetchStarted = new Promise<void>((resolve) => (fetching = resolve));
     const hang: Fetcher = (req) =>
       new Promise((_resolve, reject) => {
-        fetching = true;
+        fetching();
         req.signal?.addEventListener('abort', () => reject(req.signal?.reason));
       });
-    const cloud = await createCloud({ dataDir: await dataDir(), hooks, bootDelayMs: 0, fetch: hang });
+    const cloud = await openCloud({ dataDir: await dataDir(), hooks, bootDelayMs: 0, fetch: hang });
     const pointer = JSON.stringify({ ignition: { version: '3.4.0', config: { merge: [{ source: 'https://127.0.0.1:22623/config/worker' }] } } });
     const { id } = await cloud.runInstance({ name: 'n1', type: 's.small', userData: pointer });
-    for (let i = 0; i < 100 && !fetching; i++) await new Promise((r) => setTimeout(r, 5));
-    assert.ok(fetching, 'the boot reached the config fetch');
+    await fetchStarted; // the boot reached the config fetch
     await cloud.stop(id);
     assert.equal(await settledState(cloud, id), 'stopped');
     assert.deepEqual(hooks.events, []);
@@ -210,7 +220,7 @@ describe('cloud engine', () => {
   it('persists state atomically and resumes it in a new engine', async () => {
     const dir = await dataDir();
     const hooks = recorder();
-    const cloud = await createCloud({ dataDir: dir, hooks, bootDelayMs: 0 });
+    const cloud = await openCloud({ dataDir: dir, hooks, bootDelayMs: 0 });
     const running = await cloud.runInstance({ name: 'running', type: 's.small', userData: userData({ '/etc/a': 'a' }) });
     const stopped = await cloud.runInstance({ name: 'stopped', type: 's.small' });
     await cloud.settled();
@@ -230,7 +240,7 @@ describe('cloud engine', () => {
     await rm(join(cloud.nodeRoot('running'), 'etc/a'));
 
     const hooks2 = recorder();
-    const again = await createCloud({ dataDir: dir, hooks: hooks2, bootDelayMs: 0 });
+    const again = await openCloud({ dataDir: dir, hooks: hooks2, bootDelayMs: 0 });
     assert.equal(again.get(running.id)?.state, 'running');
     assert.deepEqual(hooks2.events, [], 'nothing boots before resume()');
     await again.resume();
@@ -247,7 +257,7 @@ describe('cloud engine', () => {
 
   it('forgets terminated instances after the retention time', async () => {
     let now = Date.parse('2026-01-01T00:00:00Z');
-    const cloud = await createCloud({ dataDir: await dataDir(), hooks: recorder(), bootDelayMs: 0, now: () => new Date(now), terminatedRetentionMs: 60_000 });
+    const cloud = await openCloud({ dataDir: await dataDir(), hooks: recorder(), bootDelayMs: 0, now: () => new Date(now), terminatedRetentionMs: 60_000 });
     const { id } = await cloud.runInstance({ name: 'n1', type: 's.small' });
     await cloud.terminate(id);
     await cloud.settled();

@@ -14,7 +14,13 @@ import { createLoopbackFetcher } from './ignition-fetch.ts';
 import { configAcceptHeader } from './ignition-render.ts';
 import { selfSignedCertificate } from './testing.ts';
 
-const fastFetch = createLoopbackFetcher({ deadlineMs: 3_000, initialBackoffMs: 10, maxBackoffMs: 50 });
+// Short backoffs; a deadline no retry sequence in these tests comes near, however busy the machine.
+const fastFetch = createLoopbackFetcher({ deadlineMs: 30_000, initialBackoffMs: 10, maxBackoffMs: 50 });
+/**
+ * For tests that wait for the fetcher to give up: long enough that a first attempt always gets
+ * its answer before the deadline (cut short, it would report a timeout instead of that answer).
+ */
+const GIVE_UP_MS = 2_000;
 
 const dirs: string[] = [];
 /** Removes the directories made so far; each suite calls it when it ends. */
@@ -277,7 +283,7 @@ describe('first boot: pointer configs', () => {
       res.statusCode = 500;
       res.end();
     };
-    const fetch = createLoopbackFetcher({ deadlineMs: 150, initialBackoffMs: 10, maxBackoffMs: 20 });
+    const fetch = createLoopbackFetcher({ deadlineMs: GIVE_UP_MS, initialBackoffMs: 10, maxBackoffMs: 20 });
     await assert.rejects(fetch({ url: `http://127.0.0.1:${port}/config/worker` }), { message: /gave up after \d+ attempts: HTTP 500/ });
   });
 
@@ -301,15 +307,16 @@ describe('first boot: pointer configs', () => {
   });
 
   it('can be cancelled while it waits for the server', async () => {
+    const controller = new AbortController();
+    // Cancelled once the server has said "not yet" twice: the fetcher is between retries, or in one.
+    let calls = 0;
     handler = (_req, res) => {
       res.statusCode = 503;
       res.end();
+      if (++calls === 2) controller.abort(new Error('stopped'));
     };
-    const controller = new AbortController();
     const fetch = createLoopbackFetcher({ deadlineMs: 60_000, initialBackoffMs: 20, maxBackoffMs: 20 });
-    const pending = fetch({ url: `http://127.0.0.1:${port}/config/worker`, signal: controller.signal });
-    setTimeout(() => controller.abort(new Error('stopped')), 50);
-    await assert.rejects(pending, { message: 'stopped' });
+    await assert.rejects(fetch({ url: `http://127.0.0.1:${port}/config/worker`, signal: controller.signal }), { message: 'stopped' });
   });
 });
 
@@ -340,7 +347,7 @@ describe('first boot: https with the config CA', () => {
 
   it('fails without them', async () => {
     const root = await tmpRoot();
-    const fetch = createLoopbackFetcher({ deadlineMs: 100, initialBackoffMs: 10 });
+    const fetch = createLoopbackFetcher({ deadlineMs: GIVE_UP_MS, initialBackoffMs: 10, maxBackoffMs: 100 });
     await assert.rejects(applyIgnition(cfg({ ignition: { config: { merge: [{ source: `https://127.0.0.1:${port}/config/worker` }] } } }), root, { fetch }), {
       message: /gave up after \d+ attempts: .*(certificate|self.signed)/i,
     });
