@@ -11,6 +11,17 @@ import { createProcessRuntime } from './process.ts';
 import { createSimulatedRuntime } from './simulated.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'runtimes-'));
+
+/** Polls `probe` until it returns something, up to a deadline only a broken runtime reaches. */
+async function eventually<T>(what: string, probe: () => Promise<T | undefined> | T | undefined): Promise<T> {
+  const deadline = performance.now() + 30_000;
+  for (;;) {
+    const v = await probe();
+    if (v !== undefined) return v;
+    if (performance.now() > deadline) assert.fail(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
 const spec = (over: Partial<ContainerSpec>): ContainerSpec => ({
   podUid: 'u', namespace: 'd', podName: 'p', nodeName: 'n', containerName: 'c', image: 'x', command: [], args: [], env: {}, mounts: [],
   rootfs: join(dir, 'rootfs'), podIP: '127.128.9.7', hostNetwork: false, logPath: join(dir, 'logs', `${Math.random()}.log`), restartCount: 0, ...over,
@@ -19,7 +30,7 @@ const spec = (over: Partial<ContainerSpec>): ContainerSpec => ({
 describe('container runtimes', () => {
   after(() => rmSync(dir, { recursive: true, force: true }));
 
-  it('process: runs the image entrypoint with args and env, serving on its pod IP, logging in CRI format', async () => {
+  it('process: runs the image entrypoint with args and env, serving on its pod IP, logging in CRI format', async (t) => {
     const program = join(dir, 'server.mjs');
     writeFileSync(program, `import {createServer} from 'node:http';
 const s = createServer((q, r) => r.end(process.env.GREETING + ' ' + process.argv.slice(2).join(',')));
@@ -33,21 +44,23 @@ process.on('SIGTERM', () => { console.log('bye'); process.exit(0); });`);
     assert.ok(!rt.handles('example.test/other:1'));
     const s = spec({ image: 'example.test/server:1', args: ['a', 'b'], env: { GREETING: 'hello', POD_IP: '127.128.9.7' } });
     const c = await rt.start(s);
+    // Stopped however the test ends: left running, it would hold its pod IP's port.
+    t.after(() => c.stop(0));
     assert.deepEqual(registered, [c.pid]);
-    const body = await (async () => {
-      for (let i = 0; i < 100; i++) {
-        const b = await new Promise<string>((resolve) => get({ host: '127.128.9.7', port: 18080, agent: false }, (r) => { let t = ''; r.on('data', (d) => (t += d)); r.on('end', () => resolve(t)); }).on('error', () => resolve('')));
-        if (b) return b;
-        await new Promise((r) => setTimeout(r, 50));
-      }
-      return '';
-    })();
+    const body = await eventually('an answer on the pod IP', () =>
+      new Promise<string | undefined>((resolve) => get({ host: '127.128.9.7', port: 18080, agent: false }, (r) => { let t = ''; r.on('data', (d) => (t += d)); r.on('end', () => resolve(t || undefined)); }).on('error', () => resolve(undefined))),
+    );
     assert.equal(body, 'hello a,b');
-    const exit = await c.stop(5000);
+    // A grace period it never needs: it exits on SIGTERM, however slowly a busy machine runs it.
+    const exit = await c.stop(30_000);
     assert.equal(exit.exitCode, 0);
     assert.deepEqual(registered, []);
-    await new Promise((r) => setTimeout(r, 50));
-    assert.match(readFileSync(s.logPath, 'utf8'), /^\S+Z stdout F listening\n\S+Z stdout F bye\n$/);
+    // Its last line reaches the log file after it exits.
+    const log = await eventually('the last line in the log', () => {
+      const text = readFileSync(s.logPath, 'utf8');
+      return text.includes(' stdout F bye\n') ? text : undefined;
+    });
+    assert.match(log, /^\S+Z stdout F listening\n\S+Z stdout F bye\n$/);
   });
 
   it('process: a failing program exits with its code and reason Error; a missing program cannot start', async () => {
