@@ -12,11 +12,25 @@ import { storageContract } from './contract.ts';
 import { openSqliteBackend } from './sqlite.ts';
 import { StorageError, type WatchEvent } from './types.ts';
 
-/** Yields turns of the event loop until `cond` holds (no clock: an fsync completes in some later turn). */
-async function untilTrue(cond: () => boolean): Promise<void> {
-  for (let turns = 0; !cond(); turns++) {
-    if (turns > 100_000) throw new Error('condition never held');
+/**
+ * Yields turns of the event loop until `cond` holds (no clock: an fsync completes in some later
+ * turn). How many turns that takes depends on the machine; the deadline is for a write that
+ * never comes, and no busy machine reaches it.
+ */
+async function untilTrue(cond: () => boolean, what = 'condition'): Promise<void> {
+  const deadline = performance.now() + 30_000;
+  while (!cond()) {
+    if (performance.now() > deadline) throw new Error(`${what} never held`);
     await new Promise((r) => setImmediate(r));
+  }
+}
+
+/** As untilTrue, between polls of another writer's commits (every 20 ms here): a timer, not a turn. */
+async function eventually(cond: () => boolean, what: string): Promise<void> {
+  const deadline = performance.now() + 30_000;
+  while (!cond()) {
+    if (performance.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 10));
   }
 }
 
@@ -82,8 +96,7 @@ describe('sqlite backend', () => {
       // A write by the other alone arrives through the poll.
       const late = await other.create('/s/b', 'late');
       assert.ok(late.ok);
-      const deadline = Date.now() + 2000;
-      while (events.length < 3 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
+      await eventually(() => events.length >= 3, "the other writer's create, through the poll").catch(() => {});
       assert.deepEqual(events.map((e) => e.kv.modRevision), [theirs.revision, ours.revision, late.revision]);
       ac.abort();
 
@@ -97,7 +110,7 @@ describe('sqlite backend', () => {
       await mine.watch('/s/', { afterRevision: fromFile, signal: ac2.signal, onEvents: (b) => later.push(...b) });
       const last = await other.create('/s/d', 'd');
       assert.ok(last.ok);
-      while (later.length < 1 && Date.now() < deadline + 2000) await new Promise((r) => setTimeout(r, 10));
+      await eventually(() => later.length >= 1, 'the event after the watch began').catch(() => {});
       assert.deepEqual(later.map((e) => e.kv.key), ['/s/d']);
       ac2.abort();
     } finally {
