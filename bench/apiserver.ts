@@ -7,7 +7,10 @@
  * commit); everything else runs against the first. Where etcd is installed (Debian
  * `etcd-server`), the same create loop runs as raw etcd puts through `etcd3`, and the bench
  * prints the ratio for each durability, last the one it is judged by:
- * `apiserver/etcd create ratio (fsync, etcd's durability): <number>`. The create loops run in
+ * `apiserver/etcd create ratio (fsync, etcd's durability): <number>`. When openssl can make a
+ * certificate, the same etcd also listens over TLS and one round of puts through it follows each
+ * round of the servers: an informational figure (an API server reaches etcd over TLS in a real
+ * cluster, and ours serves HTTPS), printed before the judged ratio, which stays plaintext. The create loops run in
  * alternating rounds (fast server, etcd, fsync server, etcd, ...), after one uncounted warm-up
  * round of each, so that a machine whose speed drifts during the run (a shared VM) slows all
  * alike and the ratio stays a property of the software. `SHIPYARD_BENCH_CPU_PROF=<dir>` runs each server under `node --cpu-prof`, writing
@@ -97,6 +100,8 @@ const payload = 'x'.repeat(512);
 
 interface EtcdLoad {
   put(i: number): Promise<void>;
+  /** The same put over TLS (as an API server reaches etcd in a real cluster), when openssl could make a certificate. */
+  putTls?(i: number): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -173,13 +178,17 @@ interface CreateFigures {
 }
 
 /** Creates per second of each API server and, when etcd runs, raw etcd puts per second, in alternating rounds. */
-async function benchCreates(servers: readonly ServerUnderTest[], etcd: EtcdLoad | undefined): Promise<{ api: Map<Durability, CreateFigures>; etcdPuts?: number; etcdLatencies: Latencies }> {
+async function benchCreates(servers: readonly ServerUnderTest[], etcd: EtcdLoad | undefined): Promise<{ api: Map<Durability, CreateFigures>; etcdPuts?: number; etcdLatencies: Latencies; etcdTlsPuts?: number; etcdTlsLatencies: Latencies }> {
   const perRound = objects / createRounds;
   const state = servers.map((server) => ({ server, latencies: new Latencies(), seconds: 0, rounds: [] as number[] }));
   const etcdLatencies = new Latencies();
   let etcdSeconds = 0;
   let etcdKeys = 0;
   const etcdRounds: number[] = [];
+  const etcdTlsLatencies = new Latencies();
+  let etcdTlsSeconds = 0;
+  let etcdTlsKeys = 0;
+  const putTls = etcd?.putTls?.bind(etcd);
   const create = (server: ServerUnderTest, namespace: string, i: number) =>
     server.client.call('POST', `/api/v1/namespaces/${namespace}/configmaps`, { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: `cm-${i}`, labels: { app: 'bench' } }, data: { payload, i: String(i) } });
   // One uncounted round for each loop first: the figures are for warm processes (server, client
@@ -188,6 +197,7 @@ async function benchCreates(servers: readonly ServerUnderTest[], etcd: EtcdLoad 
     await loadLoop(perRound, concurrency, async (i) => expectStatus(await create(st.server, warmupNs, i), [201], 'warm-up create'));
     if (etcd) await loadLoop(perRound, concurrency, (i) => etcd.put(-1 - i));
   }
+  if (putTls) await loadLoop(perRound, concurrency, (i) => putTls(-1 - perRound - i));
   const before = await Promise.all(servers.map((s) => s.batches()));
   for (let round = 0; round < createRounds; round++) {
     const first = round * perRound;
@@ -207,6 +217,13 @@ async function benchCreates(servers: readonly ServerUnderTest[], etcd: EtcdLoad 
         etcdRounds.push(e.opsPerSec);
       }
     }
+    // The TLS etcd figure is informational (not in the judged ratio): one round per round of the servers.
+    if (putTls) {
+      const offset = 1_000_000 + etcdTlsKeys;
+      const e = await loadLoop(perRound, concurrency, (i) => putTls(offset + i), etcdTlsLatencies);
+      etcdTlsKeys += perRound;
+      etcdTlsSeconds += e.seconds;
+    }
   }
   const after = await Promise.all(servers.map((s) => s.batches()));
   if (process.env.SHIPYARD_BENCH_VERBOSE) {
@@ -219,7 +236,7 @@ async function benchCreates(servers: readonly ServerUnderTest[], etcd: EtcdLoad 
     const writes = after[i]!.writes - before[i]!.writes;
     api.set(st.server.durability, { opsPerSec: objects / st.seconds, latencies: st.latencies, writesPerTransaction: writes / transactions });
   });
-  return { api, etcdPuts: etcd ? etcdKeys / etcdSeconds : undefined, etcdLatencies };
+  return { api, etcdPuts: etcd ? etcdKeys / etcdSeconds : undefined, etcdLatencies, etcdTlsPuts: etcdTlsKeys ? etcdTlsKeys / etcdTlsSeconds : undefined, etcdTlsLatencies };
 }
 
 /** Gets, lists, updates and watch fan-out against one server that already holds the created objects. */
@@ -322,10 +339,18 @@ async function startEtcd(): Promise<EtcdLoad | undefined> {
   const dir = mkdtempSync(join(tmpdir(), 'shipyard-bench-etcd-'));
   const clientPort = await freePort();
   const peerPort = await freePort();
+  // A second, TLS listener on the same etcd for the informational TLS figure (the judged ratio
+  // stays against plaintext puts): a certificate for 127.0.0.1 if openssl can make one.
+  const tlsPort = await freePort();
+  const cert = join(dir, 'client-tls.crt');
+  const key = join(dir, 'client-tls.key');
+  const tls =
+    spawnSync('openssl', ['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-days', '1', '-subj', '/CN=localhost', '-addext', 'subjectAltName=DNS:localhost,IP:127.0.0.1', '-keyout', key, '-out', cert], { stdio: 'ignore' }).status === 0;
   const child = spawn(etcdBin, [
     '--data-dir', dir,
-    '--listen-client-urls', `http://127.0.0.1:${clientPort}`,
+    '--listen-client-urls', tls ? `http://127.0.0.1:${clientPort},https://127.0.0.1:${tlsPort}` : `http://127.0.0.1:${clientPort}`,
     '--advertise-client-urls', `http://127.0.0.1:${clientPort}`,
+    ...(tls ? ['--cert-file', cert, '--key-file', key] : []),
     '--listen-peer-urls', `http://127.0.0.1:${peerPort}`,
     '--initial-advertise-peer-urls', `http://127.0.0.1:${peerPort}`,
     '--initial-cluster', `default=http://127.0.0.1:${peerPort}`,
@@ -333,12 +358,22 @@ async function startEtcd(): Promise<EtcdLoad | undefined> {
   const { Etcd3 } = await import('etcd3');
   const client = new Etcd3({ hosts: `http://127.0.0.1:${clientPort}` });
   await waitFor('etcd', async () => ((await client.maintenance.status()) ? true : undefined));
+  const tlsClient = tls ? new Etcd3({ hosts: `https://127.0.0.1:${tlsPort}`, credentials: { rootCertificate: readFileSync(cert) }, grpcOptions: { 'grpc.ssl_target_name_override': 'localhost', 'grpc.default_authority': 'localhost' } }) : undefined;
+  if (tlsClient) await waitFor('etcd over TLS', async () => ((await tlsClient.maintenance.status()) ? true : undefined));
   const value = JSON.stringify({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'cm', namespace: ns, labels: { app: 'bench' } }, data: { payload } });
   return {
     async put(i) {
       await client.put(`/registry/configmaps/${ns}/cm-${i}`).value(value);
     },
+    ...(tlsClient
+      ? {
+          async putTls(i: number) {
+            await tlsClient.put(`/registry/configmaps/${ns}/cm-${i}`).value(value);
+          },
+        }
+      : {}),
     async close() {
+      tlsClient?.close();
       client.close();
       child.kill('SIGTERM');
       await new Promise((r) => child.once('exit', r));
@@ -358,13 +393,16 @@ export async function run(): Promise<void> {
   try {
     // The fast server first in the list, so each round ends with the judged one.
     for (const durability of ['process-crash-only', 'fsync'] as const) servers.push(await startServer(durability));
-    const { api, etcdPuts, etcdLatencies } = await benchCreates(servers, etcd);
+    const { api, etcdPuts, etcdLatencies, etcdTlsPuts, etcdTlsLatencies } = await benchCreates(servers, etcd);
     for (const [durability, f] of api) {
       console.log(`creates (${describe[durability]}): ${f.opsPerSec.toFixed(0)} ops/s (${objects} objects, ${concurrency} connections, ${createRounds} rounds after a warm-up round), ${f.latencies.summary()}, ${f.writesPerTransaction.toFixed(1)} writes per store transaction`);
     }
     if (etcdPuts) console.log(`etcd puts: ${etcdPuts.toFixed(0)} ops/s (${concurrency} concurrent, etcd3 client, rounds alternating with each server's), ${etcdLatencies.summary()}`);
+    if (etcdTlsPuts) console.log(`etcd puts over TLS: ${etcdTlsPuts.toFixed(0)} ops/s (the same puts through a TLS listener of the same etcd, one round per round of the servers), ${etcdTlsLatencies.summary()}`);
     await servers[0]!.close();
     await benchReadsAndUpdates(servers[1]!);
+    // Informational: an API server reaches etcd over TLS in a real cluster, and ours serves HTTPS.
+    if (etcdTlsPuts) console.log(`apiserver/etcd-over-TLS create ratio (fsync, not the judged figure): ${(api.get('fsync')!.opsPerSec / etcdTlsPuts).toFixed(2)}`);
     for (const durability of ['process-crash-only', 'fsync'] as const) {
       const ratio = etcdPuts ? (api.get(durability)!.opsPerSec / etcdPuts).toFixed(2) : 'n/a (etcd not installed)';
       console.log(`apiserver/etcd create ratio (${describe[durability]}): ${ratio}`);
