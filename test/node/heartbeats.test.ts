@@ -14,7 +14,6 @@ import { startHeartbeatThread } from '../../src/node/heartbeat/heartbeat-thread.
 import { startTestServer, type TestServer } from '../support/server.ts';
 import { until } from './support.ts';
 
-const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 const renewTime = (l: V1Lease | undefined): number => Date.parse(String(l?.spec?.renewTime ?? ''));
 
 describe('node lease renewals', () => {
@@ -35,9 +34,28 @@ describe('node lease renewals', () => {
     await ts?.stop();
   });
 
-  it('create the Lease at once, renew it each interval, write the owner when the uid is known, and stop on delete', async () => {
+  /**
+   * Renews a Lease of its own in this thread, every 50 ms, until it has done so `times` times.
+   * It stands in for "a while" after a stop: long enough for a loop of the same period that
+   * should have stopped to show (as the witness was timed by the same busy machine), and its
+   * writes queue behind any renewal that was already in flight at the stop.
+   */
+  let witnesses = 0;
+  async function witness(times: number): Promise<void> {
+    const done: Renewal[] = [];
+    const w = new LeaseRenewals(client, (r) => done.push(r));
+    try {
+      w.set({ nodeName: `witness-${++witnesses}`, durationSeconds: 40, renewMs: 50 });
+      await until(`${times} renewals of the witness`, () => done.filter((r) => r.ok).length >= times);
+    } finally {
+      await w.close();
+    }
+  }
+
+  it('create the Lease at once, renew it each interval, write the owner when the uid is known, and stop on delete', async (t) => {
     const renewals: Renewal[] = [];
     const leases = new LeaseRenewals(client, (r) => renewals.push(r));
+    t.after(() => leases.close());
     leases.set({ nodeName: 'lr-a', durationSeconds: 40, renewMs: 50 });
     const first = await until('the Lease', () => lease('lr-a'));
     assert.equal(first.spec?.holderIdentity, 'lr-a');
@@ -58,19 +76,19 @@ describe('node lease renewals', () => {
 
     leases.delete('lr-a');
     assert.equal(leases.size, 0);
-    await sleep(100); // a renewal in flight at delete may still land
+    await witness(3); // a renewal in flight at delete may still land
     const stopped = renewTime(await lease('lr-a'));
     const count = renewals.length;
-    await sleep(300);
+    await witness(3);
     assert.equal(renewTime(await lease('lr-a')), stopped, 'no renewal after delete');
     assert.equal(renewals.length, count);
-    await leases.close();
   });
 
-  it('report a failed renewal and keep trying', async () => {
+  it('report a failed renewal and keep trying', async (t) => {
     const renewals: Renewal[] = [];
     // A name the API rejects: every renewal fails.
     const leases = new LeaseRenewals(client, (r) => renewals.push(r));
+    t.after(() => leases.close());
     leases.set({ nodeName: 'Not_A_Valid_Name', durationSeconds: 40, renewMs: 30 });
     await until('two failed renewals', () => renewals.length >= 2);
     await leases.close();
@@ -105,23 +123,26 @@ describe('node lease renewals', () => {
       assert.notEqual(thread.worker?.threadId, undefined);
 
       thread.delete('hb-b');
-      await sleep(100);
+      await witness(3); // a renewal in flight at delete may still land
       const bStopped = renewTime(await lease('hb-b'));
 
       // The thread dies: it is started again and renews what it renewed before (hb-a only).
       const dead = thread.worker!;
       await dead.terminate();
       await until('the thread to be started again', () => thread.restarts === 1 && thread.worker !== undefined && thread.worker !== dead);
+      const reportedBefore = renewals.length;
       const before = renewTime(await lease('hb-a'));
       await until('hb-a renewed by the new thread', async () => renewTime(await lease('hb-a')) > before, 30_000);
+      await until('three renewals of hb-a reported by the new thread', () => renewals.slice(reportedBefore).filter((r) => r.ok && r.nodeName === 'hb-a').length >= 3);
       assert.equal(renewTime(await lease('hb-b')), bStopped, 'a deleted Lease is not renewed by the new thread');
+      assert.deepEqual(renewals.slice(reportedBefore).filter((r) => r.nodeName === 'hb-b'), [], 'nor reported');
     } finally {
       await thread.close();
     }
     assert.equal(thread.worker, undefined, 'the thread has exited');
-    await sleep(100);
+    await witness(3); // a renewal in flight at close may still land
     const closedAt = renewTime(await lease('hb-a'));
-    await sleep(300);
+    await witness(3);
     assert.equal(renewTime(await lease('hb-a')), closedAt, 'no renewal after close');
     assert.equal(thread.restarts, 1, 'a closed thread is not restarted');
   });

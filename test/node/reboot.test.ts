@@ -52,12 +52,12 @@ describe('kubelet: reboot', () => {
     const bootID = node.status?.nodeInfo?.bootID;
 
     writeFileSync(conf(n.nodeDir), 'apiVersion: kubelet.config.k8s.io/v1beta1\nkind: KubeletConfiguration\nmaxPods: 40\n');
+    const rebootAt = performance.now();
     const rebooting = n.kubelet.reboot(BOOT_DELAY_MS);
     const down = await until('the Node NotReady', async () => {
       const got = await n.node();
       return ready(got)?.status === 'False' && got;
     });
-    const downAt = Date.now();
     assert.equal(ready(down)?.reason, 'KubeletNotReady');
     assert.equal(down.status?.allocatable?.pods, '30', 'the new kubelet.conf is not read before the reboot');
     await until('the pod process stopped', () => pidGone(pid));
@@ -68,7 +68,9 @@ describe('kubelet: reboot', () => {
       const got = await n.node();
       return ready(got)?.status === 'True' && got;
     });
-    assert.ok(Date.now() - downAt >= BOOT_DELAY_MS - 200, `NotReady for about the boot delay (${Date.now() - downAt} ms)`);
+    // Timers fire late, never early: measured from the reboot itself, a busy machine can only lengthen it.
+    const downFor = performance.now() - rebootAt;
+    assert.ok(downFor >= BOOT_DELAY_MS, `Ready again ${downFor.toFixed(0)} ms after the reboot, not before the boot delay`);
     assert.equal(up.status?.allocatable?.pods, '40', 'maxPods from the edited kubelet.conf');
     assert.equal(up.status?.capacity?.pods, '40');
     assert.notEqual(up.status?.nodeInfo?.bootID, bootID, 'a new boot');

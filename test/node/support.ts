@@ -23,10 +23,15 @@ import { createEventRecorder } from '../../src/runtime/events.ts';
 import { InformerFactory } from '../../src/runtime/informer-factory.ts';
 import { resources } from '../../src/runtime/resources.ts';
 import { startTestServer, type TestServer } from '../support/server.ts';
-import { until } from '../support/until.ts';
+import { until as untilWithin, type UntilOptions } from '../support/until.ts';
 
-// Node tests import everything they need from here.
-export { until };
+/**
+ * `until` with a 30 s default deadline: node tests wait on real processes, whose start a busy
+ * machine slows most. Node tests import everything they need from here.
+ */
+export function until<T>(what: string, probe: () => Promise<T | undefined | false> | T | undefined | false, options: number | UntilOptions = {}): Promise<T> {
+  return untilWithin(what, probe, typeof options === 'number' ? options : { timeoutMs: 30_000, ...options });
+}
 
 export const APP_IMAGE = 'example.test/node-app:1';
 const appEntrypoint = fileURLToPath(new URL('./fixtures/node-app.mjs', import.meta.url));
@@ -108,29 +113,36 @@ export async function startNode(o: NodeOptions): Promise<NodeUnderTest> {
     zone: 'zone-a',
     capacity: { cpu: '4', memory: '8Gi', pods: '110' },
   });
-  let stopped = false;
-  const stopAll = async (): Promise<void> => {
-    if (stopped) return;
-    stopped = true;
-    try {
-      // Pods still running get their grace period; tests keep those short.
-      await host.stop();
-      // Whatever a failed test left running must not outlive the run.
-      for (const g of liveGroups) {
+  let stopping: Promise<void> | undefined;
+  // Each step runs even if the one before it threw: a host that failed to stop must not leave
+  // its processes, its informers or the server running. Calling it again waits for the first call.
+  const stopAll = (): Promise<void> =>
+    (stopping ??= (async () => {
+      try {
         try {
-          process.kill(-g, 'SIGKILL');
-        } catch {
-          // Already gone.
+          // Pods still running get their grace period; tests keep those short.
+          await host.stop();
+        } finally {
+          // Whatever a failed test left running must not outlive the run.
+          for (const g of liveGroups) {
+            try {
+              process.kill(-g, 'SIGKILL');
+            } catch {
+              // Already gone.
+            }
+          }
+          stop.abort();
+          try {
+            await informers.done();
+          } finally {
+            client.close();
+            if (!o.server) await ts.stop();
+          }
         }
+      } finally {
+        rmSync(base, { recursive: true, force: true });
       }
-      stop.abort();
-      await informers.done();
-      client.close();
-      if (!o.server) await ts.stop();
-    } finally {
-      rmSync(base, { recursive: true, force: true });
-    }
-  };
+    })());
   const node = async (): Promise<V1Node> => client.get<V1Node>(resources.nodes, undefined, o.nodeName);
   try {
     await kubelet.start();
