@@ -135,11 +135,10 @@ describe('CRD validation rules and /status schema checks through kubectl', { tim
   });
 
   it('cuts off a runaway rule at the cost limit and keeps serving', async () => {
-    const started = Date.now();
+    // 2000^2 steps if the limit did not cut it off: that would run into the test's deadline, not answer.
     const raw = await sendJson(ts, 'POST', GADGETS, gadget('g3', { replicas: 1, maxReplicas: 1, items: Array.from({ length: 2000 }, (_, i) => i) }));
     const status = assertFailureStatus({ status: raw.status, body: raw.text }, 422, 'Invalid', 'POST g3');
     assert.match(status.message ?? '', /call cost exceeds limit for rule: items must not sum below zero/);
-    assert.ok(Date.now() - started < 10_000, `answered in ${Date.now() - started} ms`);
     await kubectlOk(ts, ['get', 'gadgets']);
   });
 

@@ -418,14 +418,14 @@ describe('resource semantics', { timeout: 58_000 }, () => {
       const crdNow = await get(`${CRDS}/things.${group}`);
       crdNow.spec.versions.find((v: Json) => v.name === 'v1beta1').served = false;
       await ok('PUT', `${CRDS}/things.${group}`, crdNow);
-      await pollUntil('v1beta1 answers 404', async () => (await ts.request('GET', `${beta}/t1`, { accept: 'application/json' })).status === 404, { timeoutMs: 5_000 });
+      await pollUntil('v1beta1 answers 404', async () => (await ts.request('GET', `${beta}/t1`, { accept: 'application/json' })).status === 404, { timeoutMs: 30_000 });
       assert.equal((await ts.request('GET', beta, { accept: 'application/json' })).status, 404, 'v1beta1 list → 404');
       const postBeta = await sendJson(ts, 'POST', beta, { apiVersion: `${group}/v1beta1`, kind: 'Thing', metadata: { name: 't2' } });
       assert.equal(postBeta.status, 404, 'v1beta1 create → 404');
       await pollUntil('discovery stops listing v1beta1', async () => {
         const g = await getObject(ts, `/apis/${group}`);
         return g !== undefined && g.versions.map((v: Json) => v.version).join() === 'v1';
-      }, { timeoutMs: 5_000 });
+      }, { timeoutMs: 30_000 });
       assert.equal((await ts.request('GET', `/apis/${group}/v1beta1`, { accept: 'application/json' })).status, 404, 'GET /apis/<group>/v1beta1 → 404');
       const groups = await get('/apis');
       const entry = groups.groups.find((g: Json) => g.name === group);

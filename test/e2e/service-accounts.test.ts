@@ -228,7 +228,7 @@ describe('the kubernetes Service kept by the API server (e2e)', () => {
     await pollUntil('the live peer listed, the dead one not', async () => (await addresses()).join() === [`127.0.0.1:${port()}`, '127.1.0.77:6443'].sort().join() || undefined);
     // The peer stops renewing: it drops out once its lease runs out (15 s here), without anyone deleting it.
     await sendJson(ts, 'PUT', '/apis/coordination.k8s.io/v1/namespaces/kube-system/leases/apiserver-peer', { ...replicaLease('apiserver-peer', '127.1.0.77:6443', 14_000), metadata: { ...replicaLease('apiserver-peer', '127.1.0.77:6443', 0).metadata, resourceVersion: created.body.metadata.resourceVersion } });
-    await pollUntil('the peer dropped out', async () => (await addresses()).join() === `127.0.0.1:${port()}` || undefined, { timeoutMs: 10_000 });
+    await pollUntil('the peer dropped out', async () => (await addresses()).join() === `127.0.0.1:${port()}` || undefined, { timeoutMs: 30_000 });
   });
 
   it('never gives 127.64.0.1 to another Service', async () => {
