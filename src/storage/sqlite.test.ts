@@ -10,6 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { storageContract } from './contract.ts';
 import { openSqliteBackend } from './sqlite.ts';
+import type { CheckpointReport } from './checkpointer.ts';
 import { StorageError, type WatchEvent } from './types.ts';
 
 /**
@@ -217,6 +218,39 @@ describe('sqlite backend', () => {
       assert.deepEqual(batches, [2, 3]);
     } finally {
       await b.close();
+    }
+  });
+
+  it('checkpoints the WAL on its own thread, not in the COMMIT, and keeps the WAL bounded', async () => {
+    const path = freshPath();
+    const reports: CheckpointReport[] = [];
+    const b = await openSqliteBackend({ path, checkpoints: { everyWrites: 20, maxFrames: 40, onCheckpoint: (r) => reports.push(r) } });
+    const value = 'v'.repeat(2000);
+    try {
+      for (let round = 0; round < 40; round++) {
+        await Promise.all(Array.from({ length: 10 }, (_, i) => b.create(`/c/${round}/${i}`, value)));
+        // Let a started checkpoint report between rounds, as the turns of a busy server would.
+        if (round % 4 === 3) await eventually(() => reports.some((r) => r.where === 'thread'), 'a checkpoint on the thread');
+      }
+      await eventually(() => reports.filter((r) => r.where === 'thread').length >= 3, 'several checkpoints on the thread');
+      for (const r of reports) assert.ok(r.checkpointed <= r.log);
+      assert.ok(reports.some((r) => r.where === 'thread' && r.log > 0 && r.checkpointed === r.log), JSON.stringify(reports));
+      // Past maxFrames the writer finished a checkpoint itself, and the WAL started over.
+      assert.ok(reports.some((r) => r.where === 'writer'), JSON.stringify(reports));
+      const full = reports.findIndex((r) => r.log >= 40);
+      assert.ok(full >= 0 && reports.slice(full + 1).some((r) => r.log < reports[full]!.log), JSON.stringify(reports));
+      const peak = Math.max(...reports.map((r) => r.log));
+      assert.ok(peak < 400, `the WAL reached ${peak} frames for 400 writes`);
+      assert.equal((await b.list('/c/', {})).kvs.length, 400);
+    } finally {
+      await b.close();
+    }
+    const again = await openSqliteBackend({ path });
+    try {
+      assert.equal((await again.list('/c/', {})).kvs.length, 400);
+      assert.equal((await again.get('/c/39/9'))?.value, value);
+    } finally {
+      await again.close();
     }
   });
 

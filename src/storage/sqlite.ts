@@ -37,6 +37,7 @@ import {
   type WriteStatements,
 } from './schema.ts';
 import { GroupCommit, type JobOutcome } from './group-commit.ts';
+import { WalCheckpointer, type CheckpointerOptions } from './checkpointer.ts';
 import { toKeyValue, toWatchEvent } from './log-row.ts';
 import { closedError, isUniqueViolation, translateSqliteError } from './sqlite-errors.ts';
 import { WatchHub } from './watch-hub.ts';
@@ -96,6 +97,8 @@ export interface SqliteBackendOptions {
    * count fsyncs or to hold one open; never called with durability `process-crash-only`.
    */
   aroundFsync?: (fsync: () => Promise<void>) => Promise<void>;
+  /** When and how the WAL is checkpointed, off the event loop (checkpointer.ts; tests). */
+  checkpoints?: CheckpointerOptions;
 }
 
 export async function openSqliteBackend(options: SqliteBackendOptions): Promise<Backend> {
@@ -182,6 +185,7 @@ class SqliteBackend implements Backend {
   private readonly w: WriteStatements;
   private readonly compactBatchSize: number;
   private readonly compactPauseFactor: number;
+  private readonly checkpointer: WalCheckpointer;
 
   private constructor(
     private readonly writer: Database.Database,
@@ -194,13 +198,17 @@ class SqliteBackend implements Backend {
     this.compactBatchSize = Math.max(1, options.compactBatchSize ?? 200);
     const duty = Math.min(1, Math.max(0.01, options.compactDutyCycle ?? 0.25));
     this.compactPauseFactor = (1 - duty) / duty;
+    this.checkpointer = new WalCheckpointer(writer, { path: options.path, busyTimeoutMs: options.busyTimeoutMs ?? 5000 }, options.checkpoints);
     // Before the hub: its source reads through readableRevision(), which asks the group commit.
     this.writes = new GroupCommit({
       db: writer,
       statements: this.w,
       onCommit: (events) => this.hub.publish(events),
       translate: translateSqliteError,
-      onCommitted: options.onBatchCommitted,
+      onCommitted: (jobs) => {
+        this.checkpointer.committed(jobs);
+        options.onBatchCommitted?.(jobs);
+      },
       sync: wal && (() => (options.aroundFsync ? options.aroundFsync(() => wal.fsync()) : wal.fsync()).catch(fsyncFailed)),
     });
     this.hub = new WatchHub({
@@ -368,6 +376,7 @@ class SqliteBackend implements Backend {
   close(): Promise<void> {
     this.closing ??= (async () => {
       await this.writes.close();
+      await this.checkpointer.close();
       await this.wal?.close();
       this.hub.close();
       this.reader.close();
