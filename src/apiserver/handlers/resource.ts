@@ -155,7 +155,8 @@ export async function handleCreate(scope: RequestScope, ctx: ServerContext): Pro
   const { value, text } = await readObjectBody(scope);
   checkDuplicates(scope, text, mediaType(scope.req.headers['content-type']));
   const obj = checkObjectBody(def, value, { namespace: info.namespace });
-  const created = await ctx.store.createServed(def, info.namespace, obj, writeContext(scope));
+  // The body was parsed for this request alone: the store may make it the created object.
+  const created = await ctx.store.createServed(def, info.namespace, obj, writeContext(scope), { owned: true });
   if (created.text !== undefined && scope.format.kind === 'json') {
     // The stored text with its resourceVersion spliced in: no second serialization of the object.
     addWarnings(scope.res, scope.warnings);

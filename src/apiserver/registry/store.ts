@@ -289,10 +289,18 @@ export class ObjectStore {
 
   /**
    * `create`, also returning the created object as served JSON text when it can be spliced from
-   * the stored text (see `served`), so the create handler need not serialize it again.
+   * the stored text (see `served`), so the create handler need not serialize it again. With
+   * `owned`, the caller hands `input` over (a request body parsed for this call) and it becomes
+   * the created object instead of a copy.
    */
-  async createServed(def: ResourceDefinition, namespace: string | undefined, input: KubeObject, ctx: WriteContext): Promise<{ object: KubeObject; text?: string }> {
-    const obj = structuredClone(input);
+  async createServed(
+    def: ResourceDefinition,
+    namespace: string | undefined,
+    input: KubeObject,
+    ctx: WriteContext,
+    opts: { owned?: boolean } = {},
+  ): Promise<{ object: KubeObject; text?: string }> {
+    const obj = opts.owned ? input : structuredClone(input);
     obj.metadata ??= {};
     const meta = obj.metadata;
     if (def.namespaced) meta.namespace = namespace;
