@@ -43,7 +43,7 @@ export function indexElement(index: number): PathElement {
 const kindRank: Record<string, number> = { f: 0, k: 1, v: 2, i: 3 };
 
 /** structured-merge-diff's order: fields, then keys, then values, then indexes. */
-function compareElements(a: PathElement, b: PathElement): number {
+export function compareElements(a: PathElement, b: PathElement): number {
   const byKind = (kindRank[a[0]!] ?? 9) - (kindRank[b[0]!] ?? 9);
   if (byKind) return byKind;
   if (a[0] === 'i') return Number(a.slice(2)) - Number(b.slice(2));

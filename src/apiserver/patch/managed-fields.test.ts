@@ -10,7 +10,7 @@ import {
   updateManagedFields,
   type ManagedFieldsEntry,
 } from './managed-fields.ts';
-import { deploymentSchema, resolve } from './test-schemas.ts';
+import { deploymentSchema, podSchema, resolve } from './test-schemas.ts';
 
 const t0 = new Date('2024-01-01T00:00:00Z');
 const t1 = new Date('2024-01-01T00:01:00.500Z');
@@ -186,5 +186,61 @@ describe('managedFields entries', () => {
   it('format times in whole seconds', () => {
     assert.equal(formatTime(t2), '2024-01-01T00:02:00Z');
     assert.equal(formatTime(t1), '2024-01-01T00:01:00Z');
+  });
+});
+
+describe('a create’s managedFields, computed straight from the object', () => {
+  const pod = (extra: Record<string, unknown> = {}): KubeObject => ({
+    apiVersion: 'v1',
+    kind: 'Pod',
+    metadata: { name: 'p', namespace: 'default', uid: 'u', creationTimestamp: '2024-01-01T00:00:00Z', generation: 1, labels: { b: '2', a: '1', 'app.kubernetes.io/name': 'x' }, annotations: {}, finalizers: ['z', 'a', 'z'] },
+    spec: {
+      nodeSelector: { disk: 'ssd' },
+      tolerations: [{ key: 'k' }],
+      containers: [
+        { name: 'b', image: 'b:1', command: ['sh', '-c'], ports: [{ containerPort: 80, protocol: 'TCP' }, { containerPort: 80, protocol: 'UDP' }, { containerPort: 53 }], env: [] },
+        { name: 'a', image: 'a:1', ports: [{ containerPort: 8080, protocol: 'TCP', name: 'http' }, { containerPort: 8080, protocol: 'TCP', name: 'dup' }] },
+        { image: 'no-name:1' },
+        { name: 'a', image: 'duplicate-key' },
+      ],
+      volumes: null,
+      unknown: { deep: [{ x: 1 }, 2, null], empty: {}, 'Ü': 1, Z: 2, '10': 3, '9': 4 },
+    },
+    status: { phase: 'Pending', conditions: [{ type: 'Ready', status: 'False' }] },
+    ...extra,
+  });
+  const cases: Array<[string, KubeObject, { schema?: typeof podSchema }?]> = [
+    ['a pod with map-lists (one and two keys), sets, atomic lists and maps, duplicates, unknown fields', pod()],
+    ['the same pod without a schema', pod(), { schema: undefined }],
+    ['a deployment', deployment()],
+    ['a ConfigMap', { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'cm', namespace: 'n', labels: { app: 'bench' } }, data: { payload: 'x', i: '1' } }],
+    ['only identity metadata', { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'cm', uid: 'u', resourceVersion: '3' } }],
+    ['empty metadata and spec', { apiVersion: 'v1', kind: 'Pod', metadata: {}, spec: {} }],
+    ['nothing at all', { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'p' } }],
+    ['metadata an empty list', { apiVersion: 'v1', kind: 'Pod', metadata: [] as never }],
+    ['metadata a non-empty list', { apiVersion: 'v1', kind: 'Pod', metadata: ['x'] as never }],
+    ['an identity field holding a map', { apiVersion: 'v1', kind: 'Pod', metadata: { name: { odd: true }, labels: { a: 'b' } } as never }],
+    ['an identity field holding an empty map', { apiVersion: 'v1', kind: 'Pod', metadata: { uid: {}, labels: { a: 'b' } } as never }],
+    ['kind holding a map', { apiVersion: 'v1', kind: { odd: 1 } as never, metadata: { name: 'p' }, spec: { x: 1 } }],
+    ['undefined members', { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'p', labels: undefined }, spec: { nodeName: undefined, containers: [{ name: 'c', image: undefined }] }, status: undefined }],
+  ];
+  for (const [name, obj, opts] of cases) {
+    it(`is byte-identical to the general path: ${name}`, () => {
+      const schema = opts && 'schema' in opts ? opts.schema : name.includes('deployment') ? deploymentSchema : podSchema;
+      const args = { live: undefined, updated: obj, manager: 'kubectl-create', apiVersion: 'v1', now: t1, schema, resolve };
+      const fast = updateManagedFields(args);
+      const general = updateManagedFields({ ...args, slowCreate: true });
+      assert.equal(JSON.stringify(fast), JSON.stringify(general));
+      assert.equal(JSON.stringify(updateManagedFields({ ...args, subresource: 'status' })), JSON.stringify(updateManagedFields({ ...args, subresource: 'status', slowCreate: true })));
+    });
+  }
+
+  it('names map-list items by their keys and set items by value', () => {
+    const [entry] = updateManagedFields({ live: undefined, updated: pod(), manager: 'm', apiVersion: 'v1', now: t1, schema: podSchema, resolve });
+    const spec = entry!.fieldsV1['f:spec'] as Record<string, Record<string, unknown>>;
+    assert.ok(spec['f:containers']!['k:{"name":"a"}']);
+    const b = spec['f:containers']!['k:{"name":"b"}'] as Record<string, Record<string, unknown>>;
+    assert.deepEqual(Object.keys(b['f:ports']!), ['.', 'k:{"containerPort":53,"protocol":"TCP"}', 'k:{"containerPort":80,"protocol":"TCP"}', 'k:{"containerPort":80,"protocol":"UDP"}']);
+    assert.ok((entry!.fieldsV1['f:metadata'] as Record<string, Record<string, unknown>>)['f:finalizers']!['v:"z"']);
   });
 });

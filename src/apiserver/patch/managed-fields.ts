@@ -18,7 +18,7 @@ import { noRefs, type JSONSchemaProps, type SchemaResolver } from '../../api/sch
 import type { KubeObject } from '../registry/resource.ts';
 import { fieldElement, FieldSet, type FieldPath } from './field-set.ts';
 import { isObject, type JsonObject } from './json-value.ts';
-import { compareObjects, type Comparison } from './object-fields.ts';
+import { compareObjects, createdFieldsV1, type Comparison } from './object-fields.ts';
 import { rootSchema } from './schema-nav.ts';
 
 export type ManagedFieldsOperation = 'Apply' | 'Update';
@@ -78,12 +78,8 @@ export function formatTime(now: Date): string {
 const metadata = fieldElement('metadata');
 
 /** Fields no manager owns (kube's stripMeta set); `metadata.managedFields` is dropped with everything under it. */
-const unowned: FieldPath[] = [
-  [fieldElement('apiVersion')],
-  [fieldElement('kind')],
-  [metadata],
-  ...['name', 'namespace', 'creationTimestamp', 'selfLink', 'uid', 'clusterName', 'generation', 'resourceVersion'].map((f) => [metadata, fieldElement(f)]),
-];
+const unownedMetadata = new Set(['name', 'namespace', 'creationTimestamp', 'selfLink', 'uid', 'clusterName', 'generation', 'resourceVersion']);
+const unowned: FieldPath[] = [[fieldElement('apiVersion')], [fieldElement('kind')], [metadata], ...[...unownedMetadata].map((f) => [metadata, fieldElement(f)])];
 
 export function withoutResetFields(set: FieldSet, reset: ResetFields = []): FieldSet {
   let out = set;
@@ -232,6 +228,8 @@ export interface UpdateManagedFieldsOptions {
   readonly resolve?: SchemaResolver;
   /** Fields this write cannot set (e.g. `[['status']]` for a main-resource write when status is a subresource). */
   readonly resetFields?: ResetFields;
+  /** A create goes the general way, through field sets (tests compare both ways). */
+  readonly slowCreate?: boolean;
 }
 
 /** Records who changed what in a write's managers: `manager` takes what it changed, the others lose it. */
@@ -258,6 +256,14 @@ export function updateManagedFields(opts: UpdateManagedFieldsOptions): ManagedFi
   const who = { manager: opts.manager, operation: 'Update' as const, apiVersion: opts.apiVersion, ...(opts.subresource ? { subresource: opts.subresource } : {}) };
   if (opts.live === undefined && opts.updated.metadata?.managedFields === undefined) {
     // A plain create (the hot path): no earlier managers, and everything the creator set is new.
+    if (!opts.resetFields?.length && !opts.slowCreate) {
+      const fieldsV1 = createdFieldsV1(after as JsonObject, schema, resolve, unownedMetadata);
+      if (fieldsV1) {
+        if (!Object.keys(fieldsV1).length) return [];
+        // Key order as encodeManagedFields writes an entry.
+        return [{ manager: who.manager, operation: 'Update', apiVersion: who.apiVersion, time: formatTime(opts.now), fieldsType: 'FieldsV1', fieldsV1, ...(who.subresource ? { subresource: who.subresource } : {}) }];
+      }
+    }
     const fields = makeOwnable(compareObjects(before, after, schema, resolve).added, opts.resetFields);
     return fields.isEmpty() ? [] : encodeManagedFields(new Map([[managerIdentity(who), { ...who, time: formatTime(opts.now), fields }]]));
   }

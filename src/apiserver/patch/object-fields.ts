@@ -7,7 +7,7 @@
  * describe are granular maps with atomic lists, as structured-merge-diff deduces them.
  */
 import type { SchemaResolver } from '../../api/schema.ts';
-import { fieldElement, FieldSet, formatPath, indexElement, keyElement, valueElement, type FieldNode, type FieldPath, type PathElement } from './field-set.ts';
+import { compareElements, fieldElement, FieldSet, formatPath, indexElement, keyElement, valueElement, type FieldNode, type FieldPath, type PathElement } from './field-set.ts';
 import { deepEqual, getKey, isObject, type JsonObject } from './json-value.ts';
 import { isAtomicMap, isNamedField, itemSchema, listSemantics, propertySchema, type ListSemantics, type Schema } from './schema-nav.ts';
 
@@ -170,6 +170,88 @@ export function compareObjects(before: unknown, after: unknown, schema: Schema, 
 
   visit(before, after, schema, []);
   return { added, modified, removed };
+}
+
+/**
+ * The `fieldsV1` of everything `value` sets, as a member node: what `compareObjects`' `added`
+ * holds under a value that is new (every node a member: maps, list items and leaves; empty
+ * containers, atomic lists and atomic maps as leaves), encoded as `FieldSet.toFieldsV1` encodes
+ * it, without building the set.
+ */
+function addedFieldsV1(value: unknown, s: Schema, resolve: SchemaResolver): JsonObject {
+  const out: JsonObject = {};
+  if (isEmptyContainer(value)) return out;
+  const children: Array<[PathElement, JsonObject]> = [];
+  if (Array.isArray(value)) {
+    const list = listSemantics(s, resolve);
+    if (list.type === 'atomic') return out;
+    const items = itemSchema(s, resolve);
+    const seen = new Set<PathElement>();
+    for (let i = 0; i < value.length; i++) {
+      const element = itemElement(value[i], i, list, items);
+      // The first of duplicated items wins, as in indexItems.
+      if (seen.has(element)) continue;
+      seen.add(element);
+      children.push([element, addedFieldsV1(value[i], items, resolve)]);
+    }
+    children.sort(([a], [b]) => compareElements(a, b));
+  } else if (isObject(value) && !isAtomicMap(s)) {
+    // Field elements share their `f:` prefix: their order is their names' order.
+    for (const key of Object.keys(value).sort()) {
+      const child = value[key];
+      if (child !== undefined) children.push([fieldElement(key), addedFieldsV1(child, propertySchema(s, key, resolve), resolve)]);
+    }
+  } else {
+    return out;
+  }
+  if (children.length) out['.'] = {};
+  for (const [element, child] of children) out[element] = child;
+  return out;
+}
+
+/** Whether a value, were it new, would put paths below its own node (a non-empty container). */
+function hasChildren(value: unknown): boolean {
+  return (Array.isArray(value) || isObject(value)) && !isEmptyContainer(value);
+}
+
+/**
+ * The `fieldsV1` a create's single manager owns (the create fast path of managed-fields.ts),
+ * computed straight from the object: `compareObjects({}, obj).added` without the fields nobody
+ * owns (`apiVersion`, `kind`, `metadata` itself and its identity fields, given as
+ * `unownedMetadata`) and without `metadata.managedFields`, encoded. Undefined for an object
+ * this does not cover (an unowned field holding a map or list, `metadata` not a map), which the
+ * general path handles.
+ */
+export function createdFieldsV1(obj: JsonObject, schema: Schema, resolve: SchemaResolver, unownedMetadata: ReadonlySet<string>): JsonObject | undefined {
+  const out: JsonObject = {};
+  for (const key of Object.keys(obj).sort()) {
+    const value = obj[key];
+    if (value === undefined) continue;
+    if (key === 'apiVersion' || key === 'kind') {
+      if (hasChildren(value)) return undefined;
+      continue;
+    }
+    const s = propertySchema(schema, key, resolve);
+    if (key !== 'metadata') {
+      out[fieldElement(key)] = addedFieldsV1(value, s, resolve);
+      continue;
+    }
+    if (!hasChildren(value)) continue;
+    if (!isObject(value) || isAtomicMap(s)) return undefined;
+    // metadata is no member: no "." of its own, only what is under it.
+    const meta: JsonObject = {};
+    for (const field of Object.keys(value).sort()) {
+      const child = value[field];
+      if (child === undefined || field === 'managedFields') continue;
+      if (unownedMetadata.has(field)) {
+        if (hasChildren(child)) return undefined;
+        continue;
+      }
+      meta[fieldElement(field)] = addedFieldsV1(child, propertySchema(s, field, resolve), resolve);
+    }
+    if (Object.keys(meta).length) out[fieldElement('metadata')] = meta;
+  }
+  return out;
 }
 
 /**
