@@ -10,7 +10,8 @@ import { errors, isAlreadyExists } from './errors.ts';
 import type { ResourceRegistry } from './registry/registry.ts';
 import { apiVersionOf, type KubeObject, type ResourceDefinition } from './registry/resource.ts';
 import type { ObjectStore, StoreHooks } from './registry/store.ts';
-import { KUBERNETES_SERVICE_IP } from './controllers/kubernetes-service.ts';
+import { DEFAULT_SERVICE_CIDR } from './controllers/kubernetes-service.ts';
+import { addressAt, cidrContains, cidrSize } from '../api/cidr.ts';
 
 export function attachBuiltinSchemas(defs: ResourceDefinition[]): ResourceDefinition[] {
   return defs.map((d) => {
@@ -47,19 +48,13 @@ export const managedFieldsHook: NonNullable<StoreHooks['managedFields']> = (def,
 };
 
 /**
- * Service ClusterIPs come from 127.64.0.0/16 (ARCHITECTURE.md, "Addresses"): loopback, so they
- * are real. The first, 127.64.0.1, is never handed out: it belongs to `default/kubernetes`,
- * which in-cluster clients find at that address even while it is being re-created.
+ * Service ClusterIPs come from the Service range, 127.64.0.0/16 unless the datacenter's address
+ * block says otherwise (ARCHITECTURE.md, "Addresses"): loopback, so they are real. Its first
+ * address is never handed out: it belongs to `default/kubernetes`, which in-cluster clients
+ * find there even while it is being re-created; nor is its last.
  */
-const CLUSTER_IP_SLOTS = 65532;
 const NODE_PORT_BASE = 30000;
 const NODE_PORT_COUNT = 2768;
-
-/** Slot n is 127.64.0.2 + n: .0.0 and .0.1 are never handed out, nor .255.255. */
-function clusterIpAt(n: number): string {
-  const v = n + 2;
-  return `127.64.${v >> 8}.${v & 255}`;
-}
 
 /**
  * A free slot of `count`, starting the search at a random one (so allocations spread out as
@@ -79,7 +74,11 @@ function isKubernetesService(obj: KubeObject): boolean {
   return obj.metadata?.namespace === 'default' && obj.metadata?.name === 'kubernetes';
 }
 
-export function serviceAdmission(store: () => ObjectStore): NonNullable<StoreHooks['admitCreate']> {
+export function serviceAdmission(store: () => ObjectStore, serviceCIDR = DEFAULT_SERVICE_CIDR): NonNullable<StoreHooks['admitCreate']> {
+  const kubernetesIP = addressAt(serviceCIDR, 1);
+  // Slot n is the range's address n + 2.
+  const slots = cidrSize(serviceCIDR) - 3;
+  const clusterIpAt = (n: number): string => addressAt(serviceCIDR, n + 2);
   return async (def, obj) => {
     if (def.group !== '' || def.resource !== 'services') return;
     const spec = obj.spec ?? {};
@@ -90,16 +89,16 @@ export function serviceAdmission(store: () => ObjectStore): NonNullable<StoreHoo
     const used = new Set<string>();
     for (const s of (await store().list(def, undefined)).items) if (s.spec?.clusterIP) used.add(s.spec.clusterIP);
     if (spec.clusterIP) {
-      if (!/^127\.64\.(25[0-5]|2[0-4]\d|1?\d?\d)\.(25[0-5]|2[0-4]\d|1?\d?\d)$/.test(spec.clusterIP)) {
-        throw errors.invalid('Service', '', obj.metadata?.name ?? '', [fieldError.invalid('spec.clusterIP', spec.clusterIP, 'provided IP is not in the valid range. The range of valid IPs is 127.64.0.0/16')]);
+      if (!cidrContains(serviceCIDR, spec.clusterIP)) {
+        throw errors.invalid('Service', '', obj.metadata?.name ?? '', [fieldError.invalid('spec.clusterIP', spec.clusterIP, `provided IP is not in the valid range. The range of valid IPs is ${serviceCIDR}`)]);
       }
-      if (spec.clusterIP === KUBERNETES_SERVICE_IP && !isKubernetesService(obj)) {
+      if (spec.clusterIP === kubernetesIP && !isKubernetesService(obj)) {
         throw errors.invalid('Service', '', obj.metadata?.name ?? '', [fieldError.invalid('spec.clusterIP', spec.clusterIP, 'provided IP is reserved for the kubernetes Service in the default namespace')]);
       }
       if (used.has(spec.clusterIP)) throw errors.invalid('Service', '', obj.metadata?.name ?? '', [fieldError.invalid('spec.clusterIP', spec.clusterIP, 'provided IP is already allocated')]);
     } else {
-      const ip = freeSlot(CLUSTER_IP_SLOTS, (n) => !used.has(clusterIpAt(n)));
-      if (ip === undefined) throw errors.invalid('Service', '', obj.metadata?.name ?? '', [fieldError.invalid('spec.clusterIP', '', 'the range of valid IPs 127.64.0.0/16 is full')]);
+      const ip = freeSlot(slots, (n) => !used.has(clusterIpAt(n)));
+      if (ip === undefined) throw errors.invalid('Service', '', obj.metadata?.name ?? '', [fieldError.invalid('spec.clusterIP', '', `the range of valid IPs ${serviceCIDR} is full`)]);
       spec.clusterIP = clusterIpAt(ip);
     }
     spec.clusterIPs = [spec.clusterIP];

@@ -27,6 +27,7 @@ export async function start(ctx: ComponentContext): Promise<void> {
       'advertise-address': { type: 'string' },
       'api-audiences': { type: 'string', multiple: true, default: [] },
       'tls-san': { type: 'string', multiple: true, default: [] },
+      'service-cluster-ip-range': { type: 'string', default: '127.64.0.0/16' },
       // fsync (default) or process-crash-only; see ApiServerOptions.storeDurability.
       'store-durability': { type: 'string', default: 'fsync' },
     },
@@ -43,6 +44,8 @@ export async function start(ctx: ComponentContext): Promise<void> {
   const durability = values['store-durability']!;
   if (!isStoreDurability(durability)) throw new Error(`kube-apiserver: --store-durability ${durability} is not one of ${storeDurabilities.join(', ')}`);
   const sans = values['tls-san'] ?? [];
+  const serviceRange = values['service-cluster-ip-range']!;
+  if (!/^127\.\d{1,3}\.\d{1,3}\.\d{1,3}\/(1[6-9]|2[0-4])$/.test(serviceRange)) throw new Error(`kube-apiserver: --service-cluster-ip-range ${serviceRange} is not a loopback range between /16 and /24 (127.0.0.0/8)`);
   const server = await startApiServer({
     dataDir: resolve(dataDir),
     port,
@@ -53,6 +56,7 @@ export async function start(ctx: ComponentContext): Promise<void> {
     ipAddresses: sans.filter((s) => LOOPBACK.test(s)),
     dnsNames: sans.filter((s) => !LOOPBACK.test(s)),
     storeDurability: durability,
+    serviceClusterIpRange: serviceRange,
   });
   if (ctx.signal.aborted) {
     await server.close();

@@ -21,7 +21,8 @@ import { ensureTokenAuthenticator, type TokenAuthenticator, type UserInfo } from
 import { createJwtAuthenticator, looksLikeJwt } from './auth/jwt-authenticator.ts';
 import { SERVICE_ACCOUNT_ISSUER } from './auth/service-account-claims.ts';
 import { ensureServiceAccountKeys } from './auth/service-account-keys.ts';
-import { KubernetesServiceReconciler } from './controllers/kubernetes-service.ts';
+import { DEFAULT_SERVICE_CIDR, KubernetesServiceReconciler } from './controllers/kubernetes-service.ts';
+import { addressAt } from '../api/cidr.ts';
 import { CrdController } from './controllers/crd-controller.ts';
 import { StoreEventSource } from './controllers/event-source.ts';
 import { NamespaceCache } from './controllers/namespace-cache.ts';
@@ -56,6 +57,8 @@ export interface ApiServerOptions {
    * address in 127.0.0.0/8, by default the bind address.
    */
   readonly advertiseAddress?: string;
+  /** Where ClusterIPs come from; its first address is the `kubernetes` Service's (default 127.64.0.0/16). */
+  readonly serviceClusterIpRange?: string;
   /** Audiences accepted in service-account tokens besides `https://kubernetes.default.svc`. */
   readonly apiAudiences?: readonly string[];
   /** Timing of the `kubernetes` Service's lease and checks (defaults 10 s and 30 s). */
@@ -115,7 +118,10 @@ export async function startApiServer(options: ApiServerOptions): Promise<Running
   if (!LOOPBACK.test(advertiseAddress)) throw new Error(`advertise address ${advertiseAddress} is not an IPv4 address in 127.0.0.0/8`);
   mkdirSync(dataDir, { recursive: true, mode: 0o700 });
   const pkiDir = join(dataDir, 'pki');
-  const pki = await ensureServingPki(pkiDir, { dnsNames: options.dnsNames, ipAddresses: options.ipAddresses });
+  const serviceCIDR = options.serviceClusterIpRange ?? DEFAULT_SERVICE_CIDR;
+  // Validated before anything starts: a bad range is a flag error, not a failure at the first Service.
+  const kubernetesServiceIP = addressAt(serviceCIDR, 1);
+  const pki = await ensureServingPki(pkiDir, { dnsNames: options.dnsNames, ipAddresses: [...(options.ipAddresses ?? []), kubernetesServiceIP] });
   if (pki.reissued) log.info({ reason: pki.reissued, dir: pkiDir }, 'serving certificate re-issued from the existing CA');
   const auth: TokenAuthenticator = ensureTokenAuthenticator(pkiDir);
   const saKeys = ensureServiceAccountKeys(pkiDir);
@@ -137,7 +143,7 @@ export async function startApiServer(options: ApiServerOptions): Promise<Running
     namespaceActive: (name) => namespaceCache.isActive(name),
     checkSchema,
     managedFields: managedFieldsHook,
-    admitCreate: serviceAdmission(() => store),
+    admitCreate: serviceAdmission(() => store, serviceCIDR),
     gracefulDeletionSeconds: gracefulDeletionHook(() => store, registry),
   });
   const uidOf = async (resource: string, namespace: string, name: string): Promise<string | undefined> => {
@@ -263,6 +269,7 @@ export async function startApiServer(options: ApiServerOptions): Promise<Running
 
   // In the background: tests and clients need not wait for the Service to exist.
   const kubernetesService = new KubernetesServiceReconciler({
+    serviceIP: kubernetesServiceIP,
     store,
     registry,
     advertiseAddress,

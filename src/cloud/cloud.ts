@@ -73,6 +73,8 @@ export interface CloudOptions {
   readonly now?: () => Date;
   /** How long terminated instances stay listed. Default one hour. */
   readonly terminatedRetentionMs?: number;
+  /** Where node addresses come from: the datacenter's address block (default 127.1.0.0/16). */
+  readonly nodeCIDR?: string;
 }
 
 export interface InstanceFilter {
@@ -145,7 +147,7 @@ class CloudEngine implements Cloud {
     this.now = options.now ?? (() => new Date());
     this.retentionMs = options.terminatedRetentionMs ?? hourMs;
     const live = state.instances.filter((i) => i.state !== 'terminated').map((i) => i.privateIP);
-    this.ips = new IpAllocator(state.ipAllocator, live);
+    this.ips = new IpAllocator(state.ipAllocator, live, options.nodeCIDR);
   }
 
   async runInstance(input: RunInstanceInput): Promise<Instance> {

@@ -3,16 +3,17 @@
  * boots, a SIGKILL of `up` alone or of its whole process group (the reaper lives in a group of
  * its own, so it survives that), a terminal closing (SIGHUP). Each case boots a one-node
  * cluster, stops it the way named while its control plane is coming up as pods, and then looks
- * through /proc for any process that names the data directory. A second `shipyard up` whose
- * node addresses a running cluster holds fails at once, naming the address and that cluster.
+ * through /proc for any process that names the data directory. A second cluster runs beside a
+ * first in an address block of its own; a resume whose addresses another cluster has taken
+ * meanwhile fails at once, naming the address and that cluster.
  */
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { pollUntil } from './support.ts';
-import { processesUsing, runShipyard, startUp, stopUp, type UpProcess } from './datacenter-support.ts';
+import { kubectlWith, processesUsing, runShipyard, startUp, stopUp, type UpProcess } from './datacenter-support.ts';
 
 const SHAPE = ['--masters', '1', '--workers', '0', '--masters-schedulable'];
 
@@ -66,21 +67,38 @@ describe('shipyard up stops everything it started (e2e)', { timeout: 600_000 }, 
     await nothingLeft(dataDir, 'SIGKILL of the process group');
   });
 
-  it('a second cluster whose addresses are taken fails at once, naming them and the cluster holding them; a closing terminal (SIGHUP) stops the first', async () => {
+  it('a second cluster runs beside the first in an address block of its own; a resume whose addresses another cluster took fails at once, naming them; a closing terminal (SIGHUP) stops a cluster', async () => {
+    const kubectlJson = async (dataDir: string, args: string[]) => {
+      const r = await kubectlWith(join(dataDir, 'kubeconfig'))([...args, '-o', 'json']);
+      assert.equal(r.code, 0, r.stderr);
+      return JSON.parse(r.stdout);
+    };
+    const nodeIPs = async (dataDir: string): Promise<string[]> =>
+      (await kubectlJson(dataDir, ['get', 'nodes'])).items.map((n: { status: { addresses: { type: string; address: string }[] } }) => n.status.addresses.find((a) => a.type === 'InternalIP')!.address);
+
     const first = boot(21473, true);
     await first.up.ready(300_000);
-    const otherDir = mkdtempSync(join(tmpdir(), 'shipyard-stop-second-'));
-    try {
-      const second = await runShipyard(['up', '--data-dir', otherDir, ...SHAPE, '--api-port', '21483', '--cloud-port', '21484'], 30_000);
-      assert.equal(second.code, 1, `${second.stdout}${second.stderr}`);
-      assert.match(second.stderr, /127\.1\.0\.1:10250, which node master-0's kubelet needs, is already in use/);
-      assert.ok(second.stderr.includes(`by the Shipyard cluster in ${first.dataDir}`), second.stderr);
-      assert.deepEqual(processesUsing(otherDir), [], 'the refused cluster started nothing');
-    } finally {
-      rmSync(otherDir, { recursive: true, force: true });
-    }
+    const second = boot(21473, true);
+    await second.up.ready(300_000);
+    assert.match(second.up.output(), /Address block 1 \(another cluster holds block 0\): load balancer 127\.0\.1\.1:21473, nodes 127\.2\.0\.0\/16, Services 127\.65\.0\.0\/16, pods 127\.144\.0\.0\/12/);
+    assert.deepEqual(await nodeIPs(first.dataDir), ['127.1.0.1']);
+    assert.deepEqual(await nodeIPs(second.dataDir), ['127.2.0.1']);
+    assert.equal((await kubectlJson(second.dataDir, ['get', 'service', 'kubernetes', '-n', 'default'])).spec.clusterIP, '127.65.0.1');
+
+    // The first stops (its terminal closes); a third cluster takes the block it left.
     process.kill(-first.up.child.pid!, 'SIGHUP');
     assert.equal(await first.up.exited(), 0, first.up.output());
     await nothingLeft(first.dataDir, 'SIGHUP');
+    const third = boot(21483, true);
+    await third.up.ready(300_000);
+    assert.deepEqual(await nodeIPs(third.dataDir), ['127.1.0.1']);
+
+    // Resuming the first now finds its addresses taken: it fails at once and starts nothing.
+    const resumed = await runShipyard(['up', '--data-dir', first.dataDir], 30_000);
+    assert.equal(resumed.code, 1, `${resumed.stdout}${resumed.stderr}`);
+    assert.match(resumed.stderr, /127\.1\.0\.1:10250, which node master-0's kubelet needs, is already in use/);
+    assert.ok(resumed.stderr.includes(`by the Shipyard cluster in ${third.dataDir}`), resumed.stderr);
+    assert.deepEqual(processesUsing(first.dataDir), [], 'the refused resume started nothing');
+    assert.deepEqual(await nodeIPs(second.dataDir), ['127.2.0.1'], 'the cluster beside them is untouched');
   });
 });

@@ -19,7 +19,8 @@ import type { KubeObject, ResourceDefinition } from '../registry/resource.ts';
 import type { ObjectStore, WriteContext } from '../registry/store.ts';
 import type { StoreEventSource } from './event-source.ts';
 
-/** The first address of the Service range, kept for this Service (ARCHITECTURE.md, "Addresses"). */
+/** The default Service range and its first address, kept for this Service (ARCHITECTURE.md, "Addresses"). */
+export const DEFAULT_SERVICE_CIDR = '127.64.0.0/16';
 export const KUBERNETES_SERVICE_IP = '127.64.0.1';
 export const IDENTITY_LABEL = 'apiserver.kubernetes.io/identity';
 /** `<address>:<port>` of the replica holding the lease. */
@@ -39,6 +40,8 @@ export interface KubernetesServiceOptions {
   /** This replica, as clients should dial it. */
   readonly advertiseAddress: string;
   readonly port: number;
+  /** The Service's ClusterIP: the first address of the Service range (default 127.64.0.1). */
+  readonly serviceIP?: string;
   /** How often the lease is renewed and everything checked (default 10 s). */
   readonly intervalMs?: number;
   /** How long a lease outlives its last renewal (default 30 s). */
@@ -68,12 +71,12 @@ export function liveReplicas(leases: readonly KubeObject[], nowMs: number): Repl
   return out;
 }
 
-export function desiredService(port: number): KubeObject {
+export function desiredService(port: number, serviceIP = KUBERNETES_SERVICE_IP): KubeObject {
   return {
     apiVersion: 'v1',
     kind: 'Service',
     metadata: { name: NAME, namespace: NAMESPACE, labels: { component: 'apiserver', provider: 'kubernetes' } },
-    spec: { type: 'ClusterIP', clusterIP: KUBERNETES_SERVICE_IP, clusterIPs: [KUBERNETES_SERVICE_IP], sessionAffinity: 'None', ports: [{ name: 'https', port: 443, protocol: 'TCP', targetPort: port }] },
+    spec: { type: 'ClusterIP', clusterIP: serviceIP, clusterIPs: [serviceIP], sessionAffinity: 'None', ports: [{ name: 'https', port: 443, protocol: 'TCP', targetPort: port }] },
   };
 }
 
@@ -90,9 +93,9 @@ export function desiredSubsets(replicas: readonly Replica[]): KubeObject[] {
  * What to do about the Service as found: nothing, fix it in place (returns the fixed copy), or
  * delete it so it is created again (its ClusterIP is immutable, so that is the only way back).
  */
-export function repairService(current: KubeObject, port: number): 'ok' | 'recreate' | KubeObject {
-  const want = desiredService(port);
-  if (current.spec?.clusterIP !== KUBERNETES_SERVICE_IP) return 'recreate';
+export function repairService(current: KubeObject, port: number, serviceIP = KUBERNETES_SERVICE_IP): 'ok' | 'recreate' | KubeObject {
+  const want = desiredService(port, serviceIP);
+  if (current.spec?.clusterIP !== serviceIP) return 'recreate';
   const labels = current.metadata?.labels ?? {};
   const portsOf = (ports: unknown): unknown =>
     Array.isArray(ports) ? ports.map((p: KubeObject) => ({ name: p?.name, port: p?.port, protocol: p?.protocol, targetPort: p?.targetPort, nodePort: p?.nodePort })) : ports;
@@ -232,21 +235,21 @@ export class KubernetesServiceReconciler {
     const def = this.def('', 'services');
     const kv = await this.o.store.getRaw(def, NAMESPACE, NAME);
     if (!kv) {
-      await this.o.store.create(def, NAMESPACE, desiredService(this.o.port), this.wctx).catch((err: unknown) => {
+      await this.o.store.create(def, NAMESPACE, desiredService(this.o.port, this.o.serviceIP), this.wctx).catch((err: unknown) => {
         if (!isAlreadyExists(err)) throw err;
       });
       return;
     }
     const current = this.o.store.decode(def, kv);
-    const action = repairService(current, this.o.port);
+    const action = repairService(current, this.o.port, this.o.serviceIP);
     if (action === 'ok') return;
     if (action === 'recreate') {
       await this.o.store.delete(def, NAMESPACE, NAME, { preconditions: { uid: current.metadata.uid } }, this.wctx);
-      await this.o.store.create(def, NAMESPACE, desiredService(this.o.port), this.wctx);
+      await this.o.store.create(def, NAMESPACE, desiredService(this.o.port, this.o.serviceIP), this.wctx);
       return;
     }
     await this.o.store.guaranteedUpdate(def, NAMESPACE, NAME, this.wctx, (cur) => {
-      const fixed = repairService(cur, this.o.port);
+      const fixed = repairService(cur, this.o.port, this.o.serviceIP);
       if (typeof fixed === 'object') return fixed;
       delete cur.metadata.resourceVersion;
       return cur;

@@ -10,7 +10,7 @@ import { builtinImage } from '../components.ts';
 export interface ControlPlaneSettings {
   readonly dataDir: string;
   readonly apiPort: number;
-  /** `https://127.0.0.1:<port>`: the load balancer. */
+  /** `https://<block host>:<port>`: the load balancer. */
   readonly apiUrl: string;
   readonly kubeconfigPath: string;
   /** Addresses clients use to reach the API server, for its certificate. */
@@ -19,6 +19,9 @@ export interface ControlPlaneSettings {
   readonly leaseDurationSeconds: number;
   /** The controller-manager's `--node-monitor-grace-period` (default 40s). */
   readonly nodeMonitorGracePeriod?: string;
+  /** The datacenter's address block: ClusterIPs for the API server, podCIDRs for the controller-manager. */
+  readonly serviceCIDR: string;
+  readonly podCIDR: string;
 }
 
 type Manifest = Record<string, unknown>;
@@ -52,6 +55,7 @@ export function controlPlaneManifests(s: ControlPlaneSettings): Record<string, M
         '--advertise-address=$(HOST_IP)',
         `--secure-port=${s.apiPort}`,
         `--advertise-url=${s.apiUrl}`,
+        `--service-cluster-ip-range=${s.serviceCIDR}`,
         '--tls-san=$(HOST_IP)',
         ...s.sans.map((san) => `--tls-san=${san}`),
       ],
@@ -63,7 +67,7 @@ export function controlPlaneManifests(s: ControlPlaneSettings): Record<string, M
   }
   const election = [`--leader-elect-lease-duration=${s.leaseDurationSeconds}s`];
   const grace = s.nodeMonitorGracePeriod ? [`--node-monitor-grace-period=${s.nodeMonitorGracePeriod}`] : [];
-  out['kube-controller-manager-pod.yaml'] = staticPod('kube-controller-manager', [`--kubeconfig=${s.kubeconfigPath}`, ...election, ...grace]);
+  out['kube-controller-manager-pod.yaml'] = staticPod('kube-controller-manager', [`--kubeconfig=${s.kubeconfigPath}`, `--cluster-cidr=${s.podCIDR}`, ...election, ...grace]);
   out['kube-scheduler-pod.yaml'] = staticPod('kube-scheduler', [`--kubeconfig=${s.kubeconfigPath}`, ...election]);
   return out;
 }

@@ -11,8 +11,10 @@ export interface ClusterSpec {
   readonly masters: number;
   readonly workers: number;
   readonly mastersSchedulable: boolean;
-  /** The load balancer in the admin kubeconfig: 127.0.0.1:<apiPort>. */
+  /** The load balancer in the admin kubeconfig: <block host>:<apiPort>. */
   readonly apiPort: number;
+  /** The address block (address-block.ts); absent in clusters created before blocks existed. */
+  readonly block?: number;
   readonly cloudPort: number;
   /** The CVO's reconcile interval, fixed into the release payloads; absent: 2–4 minutes. */
   readonly cvoReconcileInterval?: string;
@@ -25,6 +27,7 @@ export interface SpecRequest {
   mastersSchedulable: boolean;
   apiPort: number;
   cloudPort: number;
+  block?: number;
   cvoReconcileInterval?: string;
 }
 

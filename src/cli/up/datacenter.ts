@@ -36,8 +36,7 @@ import { masterName, workerName, type ClusterSpec } from './cluster-spec.ts';
 import type { NodeAction } from './control.ts';
 import type { NodeRow } from './progress.ts';
 import { startReaper, type Reaper } from './reaper.ts';
-
-export const KUBERNETES_CLUSTER_IP = '127.64.0.1';
+import { addressBlock } from './address-block.ts';
 
 export interface DatacenterOptions {
   readonly dataDir: string;
@@ -72,9 +71,10 @@ export async function startDatacenter(o: DatacenterOptions): Promise<Datacenter>
 
   // The CA and admin credentials exist before anything runs: kubelets and the load balancer
   // need them, and the API server (a static pod) reuses them when it starts.
-  const apiUrl = `https://127.0.0.1:${spec.apiPort}`;
+  const block = addressBlock(spec.block);
+  const apiUrl = `https://${block.host}:${spec.apiPort}`;
   const pkiDir = join(dataDir, 'pki');
-  const baseSans = ['127.0.0.1', KUBERNETES_CLUSTER_IP, 'localhost', 'kubernetes', 'kubernetes.default', 'kubernetes.default.svc', 'kubernetes.default.svc.cluster.local'];
+  const baseSans = [block.host, block.kubernetesIP, 'localhost', 'kubernetes', 'kubernetes.default', 'kubernetes.default.svc', 'kubernetes.default.svc.cluster.local'];
   const pki = await ensureServingPki(pkiDir, { ipAddresses: baseSans.filter((s) => /^\d/.test(s)), dnsNames: baseSans.filter((s) => !/^\d/.test(s)) });
   if (pki.reissued) logger.info({ reason: pki.reissued }, 'serving certificate re-issued from the existing CA');
   const auth = ensureTokenAuthenticator(pkiDir);
@@ -109,6 +109,7 @@ export async function startDatacenter(o: DatacenterOptions): Promise<Datacenter>
   const masterIPs = new Map<string, string>();
   const cloud = await createCloud({
     dataDir,
+    nodeCIDR: block.nodeCIDR,
     logger: logger.child({ component: 'cloud' }),
     hooks: {
       boot: async (instance: Readonly<Instance>) => {
@@ -135,7 +136,7 @@ export async function startDatacenter(o: DatacenterOptions): Promise<Datacenter>
   });
 
   const lb: LoadBalancer = await startLoadBalancer({
-    host: '127.0.0.1',
+    host: block.host,
     port: spec.apiPort,
     backends: [],
     healthCheck: { kind: 'https', path: '/readyz', ca: pki.caCertPem },
@@ -150,7 +151,7 @@ export async function startDatacenter(o: DatacenterOptions): Promise<Datacenter>
   };
   cloud.onChange(syncBackends);
 
-  const cloudServer: CloudServer = await startCloudServer({ cloud, dataDir, host: '127.0.0.1', port: spec.cloudPort, logger: logger.child({ component: 'cloud-api' }) });
+  const cloudServer: CloudServer = await startCloudServer({ cloud, dataDir, host: block.host, port: spec.cloudPort, logger: logger.child({ component: 'cloud-api' }) });
 
   if (o.resumed) {
     syncBackends();
@@ -180,6 +181,8 @@ export async function startDatacenter(o: DatacenterOptions): Promise<Datacenter>
                 runApiServer,
                 leaseDurationSeconds: o.leaseDurationSeconds ?? 137,
                 nodeMonitorGracePeriod: o.nodeMonitorGracePeriod,
+                serviceCIDR: block.serviceCIDR,
+                podCIDR: block.podCIDR,
               },
             }
           : {},

@@ -110,6 +110,12 @@ function describe(e: Endpoint): string {
   return `${base}${owner} (pid ${holder.pid}: ${holder.command})`;
 }
 
+/** Whether every endpoint is free now (one that needs a privilege this process lacks counts as free). */
+export async function endpointsFree(endpoints: readonly Endpoint[]): Promise<boolean> {
+  for (const e of endpoints) if ((await probe(e)) === 'taken') return false;
+  return true;
+}
+
 /** Throws one error listing every endpoint that is taken; resolves when all are free. */
 export async function ensureEndpointsFree(endpoints: readonly Endpoint[]): Promise<void> {
   const taken: Endpoint[] = [];

@@ -10,7 +10,8 @@ import pino from 'pino';
 import { parseDuration } from '../../api/duration.ts';
 import { createLogger } from '../../runtime/logger.ts';
 import { loadOrCreateSpec, masterName, workerName, type ClusterSpec } from './cluster-spec.ts';
-import { ensureEndpointsFree, type Endpoint } from './preflight.ts';
+import { endpointsFree, ensureEndpointsFree, type Endpoint } from './preflight.ts';
+import { addressBlock, BLOCK_COUNT, chooseAddressBlock, type AddressBlock } from './address-block.ts';
 import { killLeftovers } from './reaper.ts';
 import { loadState } from '../../cloud/state.ts';
 import { IpAllocator } from '../../cloud/ip-allocator.ts';
@@ -63,23 +64,41 @@ function say(text: string): void {
   }
 }
 
+type Shape = Pick<ClusterSpec, 'masters' | 'workers' | 'apiPort' | 'cloudPort'>;
+
 /** What this cluster will listen on: the load balancer, the cloud API, each node's kubelet and master-0's API server. */
-async function clusterEndpoints(dataDir: string, spec: ClusterSpec, resumed: boolean): Promise<Endpoint[]> {
+async function clusterEndpoints(dataDir: string, shape: Shape, block: AddressBlock, resumed: boolean): Promise<Endpoint[]> {
   const nodes: { name: string; ip: string }[] = [];
   if (resumed) {
     for (const i of (await loadState(dataDir)).instances) if (i.state !== 'terminated') nodes.push({ name: i.name, ip: i.privateIP });
   } else {
     // The addresses a new cloud will hand out, masters first, as the datacenter launches them.
-    const ips = new IpAllocator();
-    for (let i = 0; i < spec.masters; i++) nodes.push({ name: masterName(i), ip: ips.allocate() });
-    for (let i = 0; i < spec.workers; i++) nodes.push({ name: workerName(i), ip: ips.allocate() });
+    const ips = new IpAllocator(undefined, [], block.nodeCIDR);
+    for (let i = 0; i < shape.masters; i++) nodes.push({ name: masterName(i), ip: ips.allocate() });
+    for (let i = 0; i < shape.workers; i++) nodes.push({ name: workerName(i), ip: ips.allocate() });
   }
   return [
-    { host: '127.0.0.1', port: spec.apiPort, what: 'the load balancer (--api-port)' },
-    { host: '127.0.0.1', port: spec.cloudPort, what: 'the cloud API (--cloud-port)' },
+    { host: block.host, port: shape.apiPort, what: 'the load balancer (--api-port)' },
+    { host: block.host, port: shape.cloudPort, what: 'the cloud API (--cloud-port)' },
     ...nodes.map((n) => ({ host: n.ip, port: 10250, what: `node ${n.name}'s kubelet` })),
     ...nodes.filter((n) => n.name === masterName(0)).map((n) => ({ host: n.ip, port: 6443, what: `node ${n.name}'s kube-apiserver` })),
   ];
+}
+
+/** A new cluster takes the first address block nothing listens on; if none is free, the error says what holds block 0. */
+async function newClusterBlock(dataDir: string, shape: Shape): Promise<number> {
+  const block = await chooseAddressBlock(
+    async (b) => endpointsFree(await clusterEndpoints(dataDir, shape, b, false)),
+    async () => {
+      try {
+        await ensureEndpointsFree(await clusterEndpoints(dataDir, shape, addressBlock(0), false));
+      } catch (err) {
+        throw new Error(`every one of the ${BLOCK_COUNT} address blocks is in use by other clusters; in block 0, ${(err as Error).message.replace(/^cannot start: /, '')}`);
+      }
+      throw new Error(`every one of the ${BLOCK_COUNT} address blocks is in use by other clusters`);
+    },
+  );
+  return block.index!;
 }
 
 export async function runUp(opts: UpOptions): Promise<void> {
@@ -90,27 +109,36 @@ export async function runUp(opts: UpOptions): Promise<void> {
   mkdirSync(join(dataDir, 'logs'), { recursive: true });
   const logger = createLogger({ component: 'datacenter', destination: pino.destination({ dest: join(dataDir, 'logs', 'datacenter.log'), sync: false }) });
   if (opts.cvoReconcileInterval !== undefined) parseDuration(opts.cvoReconcileInterval); // refused before anything starts
+  // Leftovers of an earlier run of this cluster hold its addresses; they are not a collision.
+  const leftovers = await killLeftovers(dataDir);
+  if (leftovers) logger.warn({ processes: leftovers }, 'killed pod processes left behind by a previous run');
+  let block: number | undefined;
+  try {
+    // A new cluster takes addresses nothing else holds; a resumed one has its own, checked below.
+    if (!existsSync(join(dataDir, 'cluster.json'))) block = await newClusterBlock(dataDir, opts);
+  } catch (err) {
+    release();
+    throw err;
+  }
   const { spec, resumed, ignored } = loadOrCreateSpec(dataDir, {
     masters: opts.masters,
     workers: opts.workers,
     mastersSchedulable: opts.mastersSchedulable,
     apiPort: opts.apiPort,
     cloudPort: opts.cloudPort,
+    block,
     cvoReconcileInterval: opts.cvoReconcileInterval,
   });
-  // Leftovers of an earlier run of this cluster hold its addresses; they are not a collision.
-  const leftovers = await killLeftovers(dataDir);
-  if (leftovers) logger.warn({ processes: leftovers }, 'killed pod processes left behind by a previous run');
+  const addresses = addressBlock(spec.block);
   try {
-    await ensureEndpointsFree(await clusterEndpoints(dataDir, spec, resumed));
+    if (resumed) await ensureEndpointsFree(await clusterEndpoints(dataDir, spec, addresses, true));
   } catch (err) {
-    // Not created after all: the next `shipyard up` may choose other ports.
-    if (!resumed) rmSync(join(dataDir, 'cluster.json'), { force: true });
     release();
     throw err;
   }
   if (opts.explicitShape && ignored.length) process.stdout.write(`Resuming the existing cluster; ignoring ${ignored.join(', ')}.\n`);
   process.stdout.write(`${resumed ? 'Resuming' : 'Creating'} the Shipyard datacenter in ${dataDir} (${spec.masters} master(s), ${spec.workers} worker(s))\n`);
+  if (addresses.index) process.stdout.write(`Address block ${addresses.index} (another cluster holds block 0): load balancer ${addresses.host}:${spec.apiPort}, nodes ${addresses.nodeCIDR}, Services ${addresses.serviceCIDR}, pods ${addresses.podCIDR}\n`);
 
   // The release images exist before any node boots: the installer hands the first one to the CVO.
   const releases = buildReleases({ dataDir, images: openImageStore(join(dataDir, 'images')), reconcileInterval: spec.cvoReconcileInterval });
@@ -159,7 +187,7 @@ export async function runUp(opts: UpOptions): Promise<void> {
       await bootstrapClusterVersion(
         dc.client,
         payload,
-        { apiServerURL: `https://127.0.0.1:${spec.apiPort}`, clusterNetworkCIDR: '127.128.0.0/9', hostPrefix: 24, serviceNetworkCIDR: '127.64.0.0/16', masters: spec.masters },
+        { apiServerURL: `https://${addresses.host}:${spec.apiPort}`, clusterNetworkCIDR: addresses.podCIDR, hostPrefix: addresses.podHostPrefix, serviceNetworkCIDR: addresses.serviceCIDR, masters: spec.masters },
         abort.signal,
       );
       break;

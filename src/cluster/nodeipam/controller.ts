@@ -9,7 +9,7 @@ import type { ControllerContext } from '../../runtime/context.ts';
 import { Controller } from '../../runtime/controller.ts';
 import type { DeepReadonly } from '../../runtime/readonly.ts';
 import { resources } from '../../runtime/resources.ts';
-import { SubnetRange } from './cidr.ts';
+import { SubnetRange } from '../../api/cidr.ts';
 
 export interface NodeIpamOptions {
   clusterCIDR: string;

@@ -44,3 +44,27 @@ export class SubnetRange {
     }
   }
 }
+
+/** The address `offset` places into `cidr` (offset 1 is the range's first usable address). */
+export function addressAt(cidr: string, offset: number): string {
+  const { base, bits } = parseCidr(cidr);
+  if (!Number.isInteger(offset) || offset < 0 || offset >= 2 ** (32 - bits)) throw new Error(`offset ${offset} is outside ${cidr}`);
+  return intToIp(base + offset);
+}
+
+/** How many addresses `cidr` holds. */
+export function cidrSize(cidr: string): number {
+  return 2 ** (32 - parseCidr(cidr).bits);
+}
+
+/** Whether `ip` is a dotted IPv4 address inside `cidr`; false for anything that is not an address. */
+export function cidrContains(cidr: string, ip: string): boolean {
+  let n: number;
+  try {
+    n = ipToInt(ip);
+  } catch {
+    return false;
+  }
+  const { base, bits } = parseCidr(cidr);
+  return n >= base && n < base + 2 ** (32 - bits) && /^\d{1,3}(\.\d{1,3}){3}$/.test(ip);
+}
