@@ -149,6 +149,21 @@ describe('CVO apply and health on a real API server', { timeout: 120_000 }, () =
     assert.equal((await applyManifest(client, resources.deployments, deployment(), { ownerRef: owner })).action, 'unchanged', 'converged after one write');
   });
 
+  it('with keepScaledToZero (the CVO\u2019s own Deployment) a Deployment scaled to 0 stays at 0 while the rest is still enforced; scaled up, it is enforced again', async () => {
+    const scaled = await ts.kubectl(['scale', '-n', NS, 'deployment/machine-api-operator', '--replicas=0']);
+    assert.equal(scaled.code, 0, scaled.stderr);
+    const live = await getDeployment();
+    live.spec.template.spec.containers[0].image = 'quay.io/someone/else:latest';
+    await client.update(resources.deployments, live as V1Deployment);
+    assert.equal((await applyManifest(client, resources.deployments, deployment(), { ownerRef: owner, keepScaledToZero: true })).action, 'updated');
+    const paused = await getDeployment();
+    assert.equal(paused.spec.replicas, 0, 'a pass does not undo the pause');
+    assert.equal(paused.spec.template.spec.containers[0].image, 'quay.io/openshift/machine-api-operator:4.16', 'the image is still put back');
+    assert.equal((await ts.kubectl(['scale', '-n', NS, 'deployment/machine-api-operator', '--replicas=3'])).code, 0);
+    await applyManifest(client, resources.deployments, deployment(), { ownerRef: owner, keepScaledToZero: true });
+    assert.equal((await getDeployment()).spec.replicas, 1, 'scaled up by hand, the manifest\u2019s count is enforced again');
+  });
+
   it('recreates an object that was deleted', async () => {
     await client.delete(resources.configMaps, NS, 'machine-api-operator-config');
     const result = await applyManifest(client, resources.configMaps, configMap('machine-api-operator-config'), { ownerRef: owner });

@@ -199,7 +199,8 @@ export function createClusterVersionOperator(ctx: ControllerContext, options: Cl
         const m = byPlanned.get(p)!;
         if (signal.aborted) return;
         const ref = await resolve(m.apiVersion, m.kind);
-        await applyManifest(ctx.client, ref, m.object, { createOnly: m.createOnly, ownerRef: ownerRef(cvForOwner) });
+        const own = m.kind === 'Deployment' && m.namespace === CVO_NAMESPACE && m.name === CVO_DEPLOYMENT;
+        await applyManifest(ctx.client, ref, m.object, { createOnly: m.createOnly, ownerRef: ownerRef(cvForOwner), keepScaledToZero: own });
       },
       health: async (p): Promise<Health> => {
         const m = byPlanned.get(p)!;

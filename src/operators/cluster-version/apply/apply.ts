@@ -29,6 +29,12 @@ export interface ApplyOptions {
   readonly ownerRef?: V1OwnerReference;
   /** How often a 409 (a conflicting write, or a create that lost a race) is retried from a fresh read; default 3. */
   readonly conflictRetries?: number;
+  /**
+   * A workload found scaled to 0 stays at 0. For the CVO's own Deployment: an admin scales it
+   * to 0 to pause the CVO, and a pass already under way when that happens must not undo it
+   * (it did, now and then: the pod came back moments after it went).
+   */
+  readonly keepScaledToZero?: boolean;
 }
 
 export type ApplyAction = 'created' | 'updated' | 'unchanged';
@@ -69,7 +75,11 @@ async function applyOnce<T extends KubernetesObject>(client: ApiClient, ref: Res
   if (!existing) return { action: 'created', object: await create<T>(client, ref, withOwner(required, undefined, owner)) };
   if (createOnly) return { action: 'unchanged', object: existing as T };
 
-  const desired = withOwner(required, existing, owner);
+  let desired = withOwner(required, existing, owner);
+  if (opts.keepScaledToZero && asObj(existing.spec)?.replicas === 0 && asObj(desired.spec)?.replicas !== 0) {
+    desired = structuredClone(desired);
+    (desired.spec as Obj).replicas = 0;
+  }
   const base = structuredClone(existing);
   const droppedStale = owner !== undefined && desired !== required && dropStaleOwners(base, owner);
   const { changed, merged } = mergeObject(base, desired);
