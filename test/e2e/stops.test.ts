@@ -8,11 +8,13 @@
  * meanwhile fails at once, naming the address and that cluster.
  */
 import assert from 'node:assert/strict';
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { pollUntil } from './support.ts';
+import { addressAt } from '../../src/api/cidr.ts';
+import { addressBlock } from '../../src/cli/up/address-block.ts';
 import { kubectlWith, processesUsing, runShipyard, startUp, stopUp, type UpProcess } from './datacenter-support.ts';
 
 const SHAPE = ['--masters', '1', '--workers', '0', '--masters-schedulable'];
@@ -35,6 +37,8 @@ describe('shipyard up stops everything it started (e2e)', { timeout: 600_000 }, 
   async function podsRunning(dataDir: string): Promise<void> {
     await pollUntil('the kube-apiserver pod running as a process', async () => processesUsing(dataDir).some((p) => p.cmd.includes('kube-apiserver')) || undefined, { timeoutMs: 120_000, intervalMs: 100 });
   }
+
+  const blockOf = (dataDir: string) => addressBlock((JSON.parse(readFileSync(join(dataDir, 'cluster.json'), 'utf8')) as { block?: number }).block);
 
   async function nothingLeft(dataDir: string, how: string): Promise<void> {
     await pollUntil(`no process of the datacenter left after ${how}`, async () => processesUsing(dataDir).length === 0 || undefined, { timeoutMs: 30_000, intervalMs: 250 }).catch(() => {
@@ -80,10 +84,13 @@ describe('shipyard up stops everything it started (e2e)', { timeout: 600_000 }, 
     await first.up.ready(300_000);
     const second = boot(21473, true);
     await second.up.ready(300_000);
-    assert.match(second.up.output(), /Address block 1 \(another cluster holds block 0\): load balancer 127\.0\.1\.1:21473, nodes 127\.2\.0\.0\/16, Services 127\.65\.0\.0\/16, pods 127\.144\.0\.0\/12/);
-    assert.deepEqual(await nodeIPs(first.dataDir), ['127.1.0.1']);
-    assert.deepEqual(await nodeIPs(second.dataDir), ['127.2.0.1']);
-    assert.equal((await kubectlJson(second.dataDir, ['get', 'service', 'kubernetes', '-n', 'default'])).spec.clusterIP, '127.65.0.1');
+    // Block 0 and 1 unless another cluster runs on this machine: read, not assumed.
+    const [a, b] = [blockOf(first.dataDir), blockOf(second.dataDir)];
+    assert.notEqual(a.index, b.index);
+    assert.ok(second.up.output().includes(`Address block ${b.index} (another cluster holds block 0): load balancer ${b.host}:21473, nodes ${b.nodeCIDR}, Services ${b.serviceCIDR}, pods ${b.podCIDR}`), second.up.output());
+    assert.deepEqual(await nodeIPs(first.dataDir), [addressAt(a.nodeCIDR, 1)]);
+    assert.deepEqual(await nodeIPs(second.dataDir), [addressAt(b.nodeCIDR, 1)]);
+    assert.equal((await kubectlJson(second.dataDir, ['get', 'service', 'kubernetes', '-n', 'default'])).spec.clusterIP, b.kubernetesIP);
 
     // The first stops (its terminal closes); a third cluster takes the block it left.
     process.kill(-first.up.child.pid!, 'SIGHUP');
@@ -91,14 +98,15 @@ describe('shipyard up stops everything it started (e2e)', { timeout: 600_000 }, 
     await nothingLeft(first.dataDir, 'SIGHUP');
     const third = boot(21483, true);
     await third.up.ready(300_000);
-    assert.deepEqual(await nodeIPs(third.dataDir), ['127.1.0.1']);
+    assert.equal(blockOf(third.dataDir).index, a.index);
+    assert.deepEqual(await nodeIPs(third.dataDir), [addressAt(a.nodeCIDR, 1)]);
 
     // Resuming the first now finds its addresses taken: it fails at once and starts nothing.
     const resumed = await runShipyard(['up', '--data-dir', first.dataDir], 30_000);
     assert.equal(resumed.code, 1, `${resumed.stdout}${resumed.stderr}`);
-    assert.match(resumed.stderr, /127\.1\.0\.1:10250, which node master-0's kubelet needs, is already in use/);
+    assert.ok(resumed.stderr.includes(`${addressAt(a.nodeCIDR, 1)}:10250, which node master-0's kubelet needs, is already in use`), resumed.stderr);
     assert.ok(resumed.stderr.includes(`by the Shipyard cluster in ${third.dataDir}`), resumed.stderr);
     assert.deepEqual(processesUsing(first.dataDir), [], 'the refused resume started nothing');
-    assert.deepEqual(await nodeIPs(second.dataDir), ['127.2.0.1'], 'the cluster beside them is untouched');
+    assert.deepEqual(await nodeIPs(second.dataDir), [addressAt(b.nodeCIDR, 1)], 'the cluster beside them is untouched');
   });
 });
