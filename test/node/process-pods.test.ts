@@ -5,12 +5,12 @@
  * and, for deletion, through the process table.
  */
 import assert from 'node:assert/strict';
-import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { V1Pod } from '@kubernetes/client-node';
 import { resources } from '../../src/runtime/resources.ts';
-import { appContainer, boundPod, condition, containerStatus, pidGone, startNode, until, type NodeUnderTest } from './support.ts';
+import { appContainer, boundPod, condition, containerStatus, pidGone, pidIn, startNode, until, type NodeUnderTest } from './support.ts';
 
 const NODE = 'worker-proc-0';
 
@@ -193,9 +193,9 @@ describe('kubelet: process pods', () => {
     );
     const inBackOff = await until('crash in back-off while web runs', async () => {
       const p = await n.pod('forced');
-      return containerStatus(p, 'crash')?.state?.waiting?.reason === 'CrashLoopBackOff' && containerStatus(p, 'web')?.state?.running && existsSync(pidFile) && p;
+      return containerStatus(p, 'crash')?.state?.waiting?.reason === 'CrashLoopBackOff' && containerStatus(p, 'web')?.state?.running && pidIn(pidFile) !== undefined && p;
     });
-    const pid = Number(readFileSync(pidFile, 'utf8'));
+    const pid = pidIn(pidFile)!;
     const r = await n.ts.kubectl(['delete', 'pod', 'forced', '-n', 'default', '--grace-period=0', '--force', '--timeout=20s']);
     assert.equal(r.code, 0, r.stderr);
     await until('the web process killed', () => pidGone(pid));
@@ -215,8 +215,7 @@ describe('kubelet: process pods', () => {
   });
 
   async function runningPid(name: string, pidFile: string): Promise<number> {
-    await until(`${name} running`, async () => containerStatus(await n.pod(name), 'app')?.state?.running && existsSync(pidFile));
-    return Number(readFileSync(pidFile, 'utf8'));
+    return until(`${name} running`, async () => containerStatus(await n.pod(name), 'app')?.state?.running && pidIn(pidFile));
   }
 
   it('graceful deletion waits terminationGracePeriodSeconds for a process that ignores SIGTERM, then kills it', async () => {

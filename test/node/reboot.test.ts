@@ -4,12 +4,12 @@
  * `<node root>/etc/kubernetes/kubelet.conf`, and the pods run again as restarts.
  */
 import assert from 'node:assert/strict';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { V1Node } from '@kubernetes/client-node';
 import { resources } from '../../src/runtime/resources.ts';
-import { appContainer, boundPod, condition, containerStatus, pidGone, startNode, until, type NodeUnderTest } from './support.ts';
+import { appContainer, boundPod, condition, containerStatus, pidGone, pidIn, startNode, until, type NodeUnderTest } from './support.ts';
 
 const NODE = 'worker-reboot-0';
 const BOOT_DELAY_MS = 1500;
@@ -43,8 +43,7 @@ describe('kubelet: reboot', () => {
     await n.client.create(resources.pods, boundPod('survivor', NODE, { containers: [appContainer('app', ['serve'], { env: [{ name: 'PID_FILE', value: pidFile }] })] }));
     await n.client.create(resources.pods, boundPod('sim', NODE, { containers: [{ name: 'pause', image: 'registry.k8s.io/pause:3.10' }] }));
     await until('both pods Ready', async () => condition(await n.pod('survivor'), 'Ready') === 'True' && condition(await n.pod('sim'), 'Ready') === 'True');
-    await until('the survivor to write its pid', () => existsSync(pidFile));
-    const pid = Number(readFileSync(pidFile, 'utf8'));
+    const pid = await until('the survivor to write its pid', () => pidIn(pidFile));
     const node = await until('the Node to show maxPods 30', async () => {
       const got = await n.node();
       return got.status?.allocatable?.pods === '30' && ready(got)?.status === 'True' && got;
@@ -81,8 +80,11 @@ describe('kubelet: reboot', () => {
       return cs?.state?.running && (cs.restartCount ?? 0) >= 1 && condition(p, 'Ready') === 'True' && p;
     });
     assert.equal(containerStatus(back, 'app')?.restartCount, 1);
-    await until('a new process for it', () => existsSync(pidFile) && Number(readFileSync(pidFile, 'utf8')) !== pid);
-    assert.equal(pidGone(Number(readFileSync(pidFile, 'utf8'))), false);
+    const newPid = await until('a new process for it', () => {
+      const p = pidIn(pidFile);
+      return p !== undefined && p !== pid && p;
+    });
+    assert.equal(pidGone(newPid), false);
     await until('the simulated pod Ready again', async () => condition(await n.pod('sim'), 'Ready') === 'True');
     const events = await n.events(NODE, 'default');
     assert.ok(events.some((e) => e.reason === 'Rebooted' && e.message === `Node ${NODE} is rebooting`), events.map((e) => e.reason).join(', '));

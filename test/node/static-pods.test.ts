@@ -9,7 +9,7 @@ import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { stringify } from 'yaml';
-import { appContainer, condition, containerStatus, pidGone, startNode, until, type NodeUnderTest } from './support.ts';
+import { appContainer, condition, containerStatus, pidGone, pidIn, startNode, until, type NodeUnderTest } from './support.ts';
 
 const NODE = 'master-static-0';
 const MIRROR = `etcd-ish-${NODE}`;
@@ -55,8 +55,7 @@ describe('kubelet: static pods', () => {
     assert.equal(owner?.name, NODE);
     assert.match(m.status?.podIP ?? '', /^127\.130\.42\.\d+$/);
     assert.equal(containerStatus(m, 'app')?.started, true);
-    await until('the static pod process to write its pid', () => existsSync(pidFile));
-    const pid = Number(readFileSync(pidFile, 'utf8'));
+    const pid = await until('the static pod process to write its pid', () => pidIn(pidFile));
     assert.equal(pidGone(pid), false, 'the static pod is a real process');
   });
 

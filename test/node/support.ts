@@ -203,6 +203,19 @@ export const containerStatus = (pod: V1Pod | undefined, name: string) => pod?.st
 
 export const condition = (pod: V1Pod | undefined, type: string): string | undefined => pod?.status?.conditions?.find((c) => c.type === type)?.status;
 
+/**
+ * The pid a container wrote to `file`, once it is all there: a process writing it truncates the
+ * file first, and a read in between sees nothing (which Number() would take for pid 0).
+ */
+export function pidIn(file: string): number | undefined {
+  try {
+    const pid = Number(readFileSync(file, 'utf8'));
+    return Number.isInteger(pid) && pid > 0 ? pid : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 /** True when no process has this pid (a zombie counts as gone: it has exited). */
 export function pidGone(pid: number): boolean {
   try {
