@@ -79,4 +79,14 @@ describe('kubelet: a container start under way when its pod stops', () => {
     held.release();
     await until('the container started after the deletion is stopped', () => held.started.length === 1 && held.started[0]!.stopped);
   });
+  it('a node stopped while it reboots stays down instead of booting again', async () => {
+    const n = await startNode({ nodeName: 'race-reboot', nodeIP: '127.1.3.3', podCIDR: '127.130.5.0/24' });
+    nodes.push(n);
+    const rebooting = n.kubelet.reboot(1000);
+    // Down: the reboot's shutdown has stopped the kubelet and (no pods here) finished at once.
+    await until('the node down for its reboot', () => !n.kubelet.status().running);
+    await n.kubelet.stop();
+    await rebooting;
+    assert.equal(n.kubelet.status().running, false, 'the reboot did not start the stopped kubelet again');
+  });
 });

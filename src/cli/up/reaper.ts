@@ -90,7 +90,8 @@ function markerLine(dataDir: string): string {
 export async function killLeftovers(dataDir: string): Promise<number> {
   const line = markerLine(dataDir);
   const killed = killAll(line);
-  for (let i = 0; i < 100 && processesMarked(line).length; i++) await new Promise((r) => setTimeout(r, 20));
+  // SIGKILLed processes go at once on an idle machine; a loaded one gets up to 15 s.
+  for (let i = 0; i < 300 && processesMarked(line).length; i++) await new Promise((r) => setTimeout(r, 50));
   return killed;
 }
 

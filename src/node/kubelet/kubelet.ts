@@ -114,6 +114,8 @@ export class Kubelet {
   private readonly host: WorkerHost;
   private readonly loops = new Loops((err) => this.o.logger.debug({ node: this.nodeName, err: (err as Error).message }, 'kubelet loop step failed'));
   private running = false;
+  /** How many times stop() has been called: a reboot in progress checks it before booting again. */
+  private stops = 0;
   private registered = false;
   private ready = { ok: true, reason: 'KubeletReady', message: 'kubelet is posting ready status' };
   private lastStatusAt = 0;
@@ -207,6 +209,7 @@ export class Kubelet {
 
   /** Like stopping the kubelet service: no heartbeats, no syncing; containers keep running. */
   async stop(): Promise<void> {
+    this.stops++;
     this.running = false;
     this.loops.stop();
     this.leases.delete(this.nodeName);
@@ -240,7 +243,11 @@ export class Kubelet {
     this.ready = { ok: false, reason: 'KubeletNotReady', message: 'node is rebooting' };
     await this.postStatus().catch(() => {});
     await this.shutdown();
+    const stops = this.stops;
     await new Promise((r) => setTimeout(r, bootDelayMs));
+    // Stopped while it was down (the datacenter stopping, the node removed): it stays down,
+    // or it would start pods after the stop that was meant to end them.
+    if (this.stops !== stops) return;
     this.bootID = randomBytes(8).toString('hex');
     await this.start();
   }
