@@ -1,7 +1,9 @@
 /**
  * `shipyard up`: create or resume the cluster in a data directory, show nodes coming up, print
- * a one-screen summary, then stay in the foreground until SIGINT/SIGTERM, which stops every
- * process it started. A second `shipyard up` on a directory already in use is refused.
+ * a one-screen summary, then stay in the foreground until SIGINT, SIGTERM or SIGHUP, which stop
+ * every process it started, at any moment, boot included. A second `shipyard up` on a directory
+ * already in use is refused; a new cluster gets an address block nothing else uses, and a
+ * resumed one whose addresses are taken fails before anything starts.
  */
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -149,8 +151,11 @@ export async function runUp(opts: UpOptions): Promise<void> {
   let control: Server | undefined;
   let stopping: Promise<void> | undefined;
   let starting: Promise<Datacenter> | undefined;
+  // Calls off the install's bootstrap when the cluster stops, whatever stops it.
+  const abort = new AbortController();
   const stop = (signal: string): Promise<void> =>
     (stopping ??= (async () => {
+      abort.abort();
       say(`\n${signal}: stopping every node and pod...\n`);
       control?.close();
       const started = await starting?.catch(() => undefined);
@@ -179,8 +184,6 @@ export async function runUp(opts: UpOptions): Promise<void> {
   // The install: the CVO is bootstrapped (once) and installs the payload; progress is shown per
   // ClusterOperator until ClusterVersion says Available.
   const payload = loadRelease(dataDir, DEFAULT_RELEASE_VERSION);
-  const abort = new AbortController();
-  process.once('SIGINT', () => abort.abort());
   for (;;) {
     if (stopping) return;
     try {
