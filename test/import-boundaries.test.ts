@@ -14,7 +14,8 @@ const src = join(root, 'src');
 /** Folder → the src/ folders it may import from (besides itself). */
 const allowed: Record<string, readonly string[]> = {
   api: [],
-  storage: [],
+  // Only the worker-thread entry helper, shared with node/ (api/worker-entry.ts).
+  storage: ['api'],
   apiserver: ['api', 'storage'],
   runtime: ['api'],
   cluster: ['runtime', 'api'],

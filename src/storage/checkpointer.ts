@@ -18,6 +18,7 @@
  */
 import { Worker } from 'node:worker_threads';
 import type Database from 'better-sqlite3';
+import { workerEntry } from '../api/worker-entry.ts';
 
 export interface CheckpointThreadInput {
   path: string;
@@ -44,19 +45,6 @@ export interface CheckpointerOptions {
 
 /** SQLite's default automatic checkpoint, restored when the thread fails. */
 const SQLITE_AUTOCHECKPOINT_PAGES = 1000;
-
-/**
- * The thread's entry. Compiled (dist/) it is checkpoint-thread.js itself; from the TypeScript
- * sources (tests), a bootstrap registers tsx's loader in the new thread first, which a worker
- * does not inherit (as heartbeat-thread.ts does).
- */
-function entryUrl(): URL {
-  if (!import.meta.url.endsWith('.ts')) return new URL('./checkpoint-thread.js', import.meta.url);
-  const api = import.meta.resolve('tsx/esm/api');
-  const main = new URL('./checkpoint-thread.ts', import.meta.url).href;
-  const code = `import { register } from ${JSON.stringify(api)};\nregister();\nawait import(${JSON.stringify(main)});\n`;
-  return new URL(`data:text/javascript,${encodeURIComponent(code)}`);
-}
 
 export class WalCheckpointer {
   private worker: Worker | undefined;
@@ -104,7 +92,7 @@ export class WalCheckpointer {
   }
 
   private start(): Worker {
-    const w = new Worker(entryUrl(), { workerData: this.input, execArgv: [], name: 'wal-checkpoints' });
+    const w = new Worker(workerEntry(import.meta.url, 'checkpoint-thread'), { workerData: this.input, execArgv: [], name: 'wal-checkpoints' });
     w.unref();
     w.on('message', (m: CheckpointReply) => {
       this.running = false;

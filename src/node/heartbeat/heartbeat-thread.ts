@@ -16,6 +16,7 @@ import type { Logger } from 'pino';
 import type { KubeAccess } from '../../runtime/kubeconfig.ts';
 import type { NodeLeases, Renewal } from './lease-renewals.ts';
 import type { NodeLease } from './node-lease.ts';
+import { workerEntry } from '../../api/worker-entry.ts';
 
 /** What the thread is started with. */
 export interface ThreadInput {
@@ -60,21 +61,6 @@ const MAX_RESTART_DELAY_MS = 30_000;
 /** A thread that ran this long before dying starts the backoff over. */
 const HEALTHY_RUN_MS = 60_000;
 
-/**
- * The thread's entry. Compiled (dist/, what `shipyard up` runs) it is thread-main.js itself.
- * Run from the TypeScript sources (tests, or a stale build), a small bootstrap registers tsx's
- * loader in the new thread first, then loads thread-main.ts: a worker does not inherit the
- * loader the process registered, and in Node 20 an inherited `--import tsx` does not apply to a
- * worker's entry module.
- */
-function entryUrl(): URL {
-  if (!import.meta.url.endsWith('.ts')) return new URL('./thread-main.js', import.meta.url);
-  const api = import.meta.resolve('tsx/esm/api');
-  const main = new URL('./thread-main.ts', import.meta.url).href;
-  const code = `import { register } from ${JSON.stringify(api)};\nregister();\nawait import(${JSON.stringify(main)});\n`;
-  return new URL(`data:text/javascript,${encodeURIComponent(code)}`);
-}
-
 export function startHeartbeatThread(o: HeartbeatThreadOptions): HeartbeatThread {
   const leases = new Map<string, NodeLease>();
   const input: ThreadInput = { kubeConfig: o.kubeConfig.exportConfig(), maxSockets: o.maxSockets ?? 64, userAgent: o.userAgent, reportAll: o.reportAll ?? false };
@@ -89,7 +75,7 @@ export function startHeartbeatThread(o: HeartbeatThreadOptions): HeartbeatThread
 
   const spawn = (): void => {
     const startedAt = Date.now();
-    const w = new Worker(entryUrl(), { workerData: input, execArgv: [], name: 'heartbeats' });
+    const w = new Worker(workerEntry(import.meta.url, 'thread-main'), { workerData: input, execArgv: [], name: 'heartbeats' });
     // The kubelets' thread decides when the process ends; this one never holds it open.
     w.unref();
     w.on('message', (m: FromThread) => {
