@@ -54,3 +54,43 @@ it('group commit: one transaction per turn; a failed COMMIT rejects the whole ba
   await assert.rejects(gc.submit(job(null)), /closed/);
   db.close();
 });
+
+it('group commit with an inline sync: acknowledged after it in the same turn; when it declines, the sync off the loop runs; when it fails, the batch and every later write fail', async () => {
+  const db = new Database(':memory:');
+  db.exec('CREATE TABLE t (id INTEGER PRIMARY KEY)');
+  const insert = db.prepare('INSERT INTO t DEFAULT VALUES');
+  const job = () => {
+    const id = Number(insert.run().lastInsertRowid);
+    return { value: id, event: { type: 'create' as const, kv: { key: `/k/${id}`, value: '', createRevision: id, modRevision: id } } };
+  };
+  const log: string[] = [];
+  let inline: 'yes' | 'no' | 'fail' = 'yes';
+  const gc = new GroupCommit({
+    db,
+    statements: { begin: db.prepare('BEGIN IMMEDIATE'), commit: db.prepare('COMMIT'), rollback: db.prepare('ROLLBACK') },
+    onCommit: (events) => log.push(`published ${events.length}`),
+    translate: (e) => (e instanceof Error ? e : new Error(String(e))),
+    sync: async () => {
+      log.push('sync off the loop');
+    },
+    syncNow: () => {
+      if (inline === 'fail') throw new Error('fdatasync: EIO');
+      log.push(inline === 'yes' ? 'synced inline' : 'declined');
+      return inline === 'yes';
+    },
+  });
+
+  assert.deepEqual(await Promise.all([gc.submit(job), gc.submit(job)]), [1, 2]);
+  assert.deepEqual(log.splice(0), ['synced inline', 'published 2'], 'synced before anything is published, no sync off the loop');
+
+  inline = 'no';
+  assert.equal(await gc.submit(job), 3);
+  assert.deepEqual(log.splice(0), ['declined', 'sync off the loop', 'published 1']);
+
+  inline = 'fail';
+  await assert.rejects(gc.submit(job), /EIO/);
+  await assert.rejects(gc.submit(job), /EIO/, 'after a failed sync nothing more is accepted');
+  assert.deepEqual(log, [], 'nothing published for the batch whose sync failed');
+  await gc.close();
+  db.close();
+});

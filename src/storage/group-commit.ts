@@ -57,6 +57,12 @@ export interface GroupCommitOptions {
    */
   sync?: () => Promise<void>;
   /**
+   * Makes everything committed so far durable now, on this thread, if it can do so quickly;
+   * returns false to have `sync` do it off the event loop instead (inline-sync.ts). Tried only
+   * when no sync is under way, so acknowledgements stay in commit order. Throws if the sync failed.
+   */
+  syncNow?: () => boolean;
+  /**
    * Syncs that may run at once (default 2). A batch committed while one runs need not wait for
    * it to end before its own starts, which would add half an fsync to every write's latency;
    * when this many run, new writes gather in the open transaction until one ends.
@@ -161,6 +167,20 @@ export class GroupCommit {
     if (!this.opts.sync) {
       this.acknowledge([batch]);
       return;
+    }
+    if (this.opts.syncNow && this.running.length === 0 && this.unsynced.length === 0) {
+      let synced: boolean;
+      try {
+        synced = this.opts.syncNow();
+      } catch (e) {
+        this.unsynced.push(batch);
+        this.syncFailed(e);
+        return;
+      }
+      if (synced) {
+        this.acknowledge([batch]);
+        return;
+      }
     }
     this.unsynced.push(batch);
     if (this.running.length < this.maxSyncs) this.startSync();
