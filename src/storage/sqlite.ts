@@ -11,8 +11,7 @@
  * tolerated: SQLite serialises the writers, the schema arbitrates compare-and-swap, reads go to
  * the file, and the hub's poll picks up the other writer's rows.
  */
-import { closeSync, fdatasyncSync, fsyncSync, mkdirSync, openSync } from 'node:fs';
-import { open, type FileHandle } from 'node:fs/promises';
+import { closeSync, fdatasync, fdatasyncSync, fsyncSync, mkdirSync, openSync } from 'node:fs';
 import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
 import {
@@ -122,14 +121,12 @@ function fsyncFailed(e: unknown): never {
  * first fsync also syncs the directory, so that the file's name survives as well.
  */
 class WalFsync {
-  private handle: FileHandle | undefined;
   private fd: number | undefined;
   private readonly inline = new InlineSyncPolicy();
   constructor(private readonly dbPath: string) {}
 
-  /** The same, on this thread, when the policy says the disk is quick enough; false otherwise. */
-  fsyncNow(): boolean {
-    if (!this.inline.shouldInline()) return false;
+  /** The WAL's descriptor, opened at the first sync (after syncing the directory, once). */
+  private wal(): number {
     if (this.fd === undefined) {
       const dir = openSync(dirname(this.dbPath), 'r');
       try {
@@ -139,30 +136,30 @@ class WalFsync {
       }
       this.fd = openSync(`${this.dbPath}-wal`, 'r+');
     }
+    return this.fd;
+  }
+
+  /** The sync, on this thread, when the policy says the disk is quick enough; false otherwise. */
+  fsyncNow(): boolean {
+    if (!this.inline.shouldInline()) return false;
+    const fd = this.wal();
     const started = performance.now();
-    fdatasyncSync(this.fd);
+    fdatasyncSync(fd);
     this.inline.record(performance.now() - started);
     return true;
   }
 
+  /**
+   * The sync on libuv's thread pool. fdatasync, as SQLite's own syncs on Linux: the data and
+   * what is needed to read it back (the size), without a journal commit for the modification time.
+   */
   async fsync(): Promise<void> {
-    if (!this.handle) {
-      const dir = await open(dirname(this.dbPath), 'r');
-      try {
-        await dir.sync();
-      } finally {
-        await dir.close();
-      }
-      this.handle = await open(`${this.dbPath}-wal`, 'r+');
-    }
-    // fdatasync, as SQLite's own syncs on Linux: the data and what is needed to read it back
-    // (the size), without a journal commit for the modification time.
-    await this.handle.datasync();
+    const fd = this.wal();
+    await new Promise<void>((resolve, reject) => fdatasync(fd, (err) => (err ? reject(err) : resolve())));
   }
 
+  /** After the last sync has ended (the group commit closes first). */
   async close(): Promise<void> {
-    await this.handle?.close();
-    this.handle = undefined;
     if (this.fd !== undefined) closeSync(this.fd);
     this.fd = undefined;
   }
