@@ -66,8 +66,8 @@ function roleOf(name: string): 'master' | 'worker' {
 export async function startDatacenter(o: DatacenterOptions): Promise<Datacenter> {
   const { dataDir, spec, logger } = o;
   mkdirSync(dataDir, { recursive: true });
-  const reaper: Reaper & { staleKilled: number } = await startReaper(dataDir);
-  if (reaper.staleKilled) logger.warn({ processes: reaper.staleKilled }, 'killed pod processes left behind by a previous run');
+  // Leftovers of an earlier run are already gone: `shipyard up` kills them before its address check.
+  const reaper: Reaper = await startReaper(dataDir);
 
   // The CA and admin credentials exist before anything runs: kubelets and the load balancer
   // need them, and the API server (a static pod) reuses them when it starts.

@@ -95,13 +95,13 @@ export async function killLeftovers(dataDir: string): Promise<number> {
   return killed;
 }
 
-export async function startReaper(dataDir: string): Promise<Reaper & { staleKilled: number }> {
+/** Starts the reaper; `killLeftovers` has already cleared what an earlier run left. */
+export async function startReaper(dataDir: string): Promise<Reaper> {
   const runDir = join(dataDir, 'run');
   mkdirSync(runDir, { recursive: true });
   const file = join(runDir, 'pgids');
   const marker = { [DATACENTER_ENV]: resolve(dataDir) };
   const line = markerLine(dataDir);
-  const staleKilled = await killLeftovers(dataDir);
   const groups = new Set<number>();
   const persist = (): void => {
     writeFileSync(`${file}.tmp`, [...groups].join('\n') + '\n');
@@ -114,7 +114,6 @@ export async function startReaper(dataDir: string): Promise<Reaper & { staleKill
   (child.stdin as unknown as { unref?: () => void }).unref?.();
   child.stdin!.on('error', () => {});
   return {
-    staleKilled,
     marker,
     add(pgid) {
       groups.add(pgid);
