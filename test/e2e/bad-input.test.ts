@@ -180,9 +180,12 @@ describe('malformed requests get precise Status errors', { timeout: 100_000 }, (
     assert.equal((await ts.request('GET', `${CM}/fv`)).status, 404, 'nothing was created');
   });
 
-  it('an unknown dryRun value → 400 BadRequest naming dryRun', async () => {
-    const s = await expectFailure('POST', `${CM}?dryRun=Some`, { body: { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'dr' } } }, 400, 'BadRequest');
-    mentions(s, 'dryRun', 'Some');
+  it('an unknown dryRun value → 422 Invalid CreateOptions naming dryRun, as kube-apiserver answers', async () => {
+    const s = await expectFailure('POST', `${CM}?dryRun=Some`, { body: { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'dr' } } }, 422, 'Invalid');
+    assert.equal(s.message, 'CreateOptions.meta.k8s.io "" is invalid: dryRun: Unsupported value: []string{"Some"}: supported values: "All"');
+    assert.equal(s.details?.kind, 'CreateOptions');
+    assert.deepEqual(s.details?.causes?.map((c) => c.field), ['dryRun']);
+    assert.equal((await ts.request('GET', `${CM}/dr`)).status, 404, 'nothing was created');
   });
 
   it('a body nested thousands of levels deep → 400 BadRequest, and the server keeps serving', async () => {

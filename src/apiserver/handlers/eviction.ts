@@ -2,7 +2,10 @@
  * `pods/eviction`: deletes a pod unless that would violate its PodDisruptionBudget, in which
  * case it answers 429 naming the budget, as kube-apiserver's eviction REST does. The budget's
  * `disruptionsAllowed` is decremented with a compare-and-swap write, so two concurrent
- * evictions cannot both spend the last allowed disruption.
+ * evictions cannot both spend the last allowed disruption. A dry run (`dryRun=All` in the query or
+ * in the body's DeleteOptions, where `kubectl drain --dry-run=server` puts it) makes every check
+ * and answers as the eviction would, but writes nothing: no DisruptionTarget condition, no
+ * budget decrement, no deletion.
  */
 import { matchLabelSelector } from '../../api/label-selector.ts';
 import { isPodReady } from '../../api/pod-status.ts';
@@ -11,7 +14,7 @@ import { readBody, decodeBody, mediaType } from '../http/body.ts';
 import { writeBody } from '../http/respond.ts';
 import type { KubeObject } from '../registry/resource.ts';
 import { nowTimestamp } from '../registry/store.ts';
-import type { RequestScope, ServerContext } from './context.ts';
+import { dryRunInBody, parseDryRun, type RequestScope, type ServerContext } from './context.ts';
 
 const maxDisruptedPods = 2000;
 
@@ -22,6 +25,20 @@ const maxDisruptedPods = 2000;
  */
 function tooMany(message: string, cause?: string, retryAfterSeconds?: number): ApiError {
   return errors.tooManyRequests(cause ? `${message} ${cause}.` : message, { causes: cause ? [{ reason: 'DisruptionBudget', message: cause }] : undefined, retryAfterSeconds });
+}
+
+/**
+ * The dry run of an eviction, from the query (CreateOptions) and the body's DeleteOptions, as
+ * kube's propagateDryRun merges them: either may ask, and when both do they must agree.
+ */
+function evictionDryRun(query: readonly string[], deleteOptions: KubeObject): boolean {
+  const inBody = dryRunInBody(deleteOptions);
+  const fromQuery = parseDryRun(query, 'CreateOptions');
+  const fromBody = parseDryRun(inBody, 'DeleteOptions');
+  if (query.length && inBody.length && (query.length !== inBody.length || query.some((v, i) => v !== inBody[i]))) {
+    throw errors.badRequest(`Non-matching dry-run options in request and content: [${query.join(' ')}] and [${inBody.join(' ')}]`);
+  }
+  return fromQuery || fromBody;
 }
 
 export async function handleEviction(scope: RequestScope, ctx: ServerContext): Promise<void> {
@@ -37,11 +54,12 @@ export async function handleEviction(scope: RequestScope, ctx: ServerContext): P
   }
   if (body.metadata?.name && body.metadata.name !== name) throw errors.badRequest(`name in URL does not match name in Eviction object`, [{ reason: 'FieldValueInvalid', field: 'metadata.name', message: 'does not match the name in the URL' }]);
   const deleteOptions = (body.deleteOptions ?? {}) as KubeObject;
-  const wctx = { manager: 'eviction' };
+  const dryRun = evictionDryRun(scope.url.searchParams.getAll('dryRun'), deleteOptions);
+  const wctx = { manager: 'eviction', dryRun };
   const pod = await ctx.store.get(def, ns, name);
   const phase = pod.status?.phase;
   const done = () => writeBody(scope.res, 201, { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Success', code: 201 });
-  const evict = async () => {
+  const markDisruptionTarget = async () => {
     await ctx.store
       .guaranteedUpdate(def, ns, name, { ...wctx, subresource: 'status' }, (p) => {
         const conditions = (p.status?.conditions ?? []).filter((c: KubeObject) => c.type !== 'DisruptionTarget');
@@ -51,6 +69,9 @@ export async function handleEviction(scope: RequestScope, ctx: ServerContext): P
         return p;
       })
       .catch(() => undefined);
+  };
+  const evict = async () => {
+    if (!dryRun) await markDisruptionTarget();
     await ctx.store.delete(def, ns, name, { gracePeriodSeconds: deleteOptions.gracePeriodSeconds, preconditions: deleteOptions.preconditions }, wctx);
   };
   if (pod.metadata.deletionTimestamp || phase === 'Pending' || phase === 'Succeeded' || phase === 'Failed' || !phase) {
@@ -85,6 +106,8 @@ export async function handleEviction(scope: RequestScope, ctx: ServerContext): P
     if ((st.disruptionsAllowed ?? 0) === 0) {
       throw tooMany('Cannot evict pod as it would violate the pod\'s disruption budget.', `The disruption budget ${pdbName} needs ${st.desiredHealthy ?? 0} healthy pods and has ${st.currentHealthy ?? 0} currently`);
     }
+    // As kube's checkAndDecrement: a dry run stops once the budget is known to allow it.
+    if (dryRun) break;
     const next = structuredClone(pdb);
     next.status = { ...st, disruptionsAllowed: st.disruptionsAllowed - 1, disruptedPods: { ...(st.disruptedPods ?? {}), [name]: nowTimestamp() } };
     try {

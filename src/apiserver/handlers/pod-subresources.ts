@@ -4,7 +4,7 @@ import { decodeBody, mediaType, readBody } from '../http/body.ts';
 import { writeBody } from '../http/respond.ts';
 import type { KubeObject } from '../registry/resource.ts';
 import { nowTimestamp } from '../registry/store.ts';
-import type { RequestScope, ServerContext } from './context.ts';
+import { writeContext, type RequestScope, type ServerContext } from './context.ts';
 
 export async function handleBinding(scope: RequestScope, ctx: ServerContext): Promise<void> {
   const { def, info } = scope;
@@ -14,7 +14,8 @@ export async function handleBinding(scope: RequestScope, ctx: ServerContext): Pr
   if (typeof target !== 'string' || !target) {
     throw errors.invalid('Binding', '', info.name!, [{ type: 'FieldValueRequired', field: 'target.name', message: 'target.name: Required value' }]);
   }
-  await ctx.store.guaranteedUpdate(def, info.namespace, info.name!, { manager: 'binding', subresource: 'binding' }, (pod) => {
+  const { dryRun } = writeContext(scope);
+  await ctx.store.guaranteedUpdate(def, info.namespace, info.name!, { manager: 'binding', subresource: 'binding', dryRun }, (pod) => {
     if (pod.metadata.deletionTimestamp) throw errors.conflict(def, info.name!, 'pod is being deleted, cannot be assigned to a host');
     if (pod.spec?.nodeName) throw errors.conflict(def, info.name!, `pod ${info.name} is already assigned to node "${pod.spec.nodeName}"`);
     pod.spec.nodeName = target;
@@ -67,7 +68,8 @@ export async function handleFinalize(scope: RequestScope, ctx: ServerContext): P
   const body = decodeBody(raw, mediaType(scope.req.headers['content-type']) || 'application/json') as KubeObject;
   const finalizers = body?.spec?.finalizers ?? [];
   if (!Array.isArray(finalizers)) throw errors.badRequest('spec.finalizers: Invalid value: must be a list');
-  const { object } = await ctx.store.guaranteedUpdate(def, undefined, info.name!, { manager: 'namespace-finalize', subresource: 'finalize' }, (ns) => {
+  const { dryRun } = writeContext(scope);
+  const { object } = await ctx.store.guaranteedUpdate(def, undefined, info.name!, { manager: 'namespace-finalize', subresource: 'finalize', dryRun }, (ns) => {
     ns.spec = { ...(ns.spec ?? {}), finalizers };
     if (body?.metadata?.resourceVersion) ns.metadata.resourceVersion = body.metadata.resourceVersion;
     else delete ns.metadata.resourceVersion;

@@ -12,7 +12,7 @@ import { apiVersionOf, type KubeObject } from '../registry/resource.ts';
 import type { DeleteOptions } from '../registry/store.ts';
 import { serveWatch } from '../watch.ts';
 import { checkObjectBody } from './body-checks.ts';
-import { writeContext, type RequestScope, type ServerContext } from './context.ts';
+import { dryRunInBody, writeContext, type RequestScope, type ServerContext } from './context.ts';
 import { computePatched, patchSetsResourceVersion, patchTypeOf } from './patch.ts';
 
 // kubectl's typed clients (`kubectl create namespace`, `create configmap`, ...) send protobuf.
@@ -225,7 +225,8 @@ export async function handlePatch(scope: RequestScope, ctx: ServerContext, subre
   respond(scope, ctx, created ? 201 : 200, object);
 }
 
-async function deleteOptionsOf(scope: RequestScope): Promise<DeleteOptions> {
+/** The DeleteOptions of a DELETE (query and body), and the body's `dryRun`, which `writeContext` checks with the query's. */
+async function deleteOptionsOf(scope: RequestScope): Promise<{ options: DeleteOptions; bodyDryRun: unknown[] }> {
   const q = scope.url.searchParams;
   let body: KubeObject = {};
   const type = mediaType(scope.req.headers['content-type']);
@@ -245,13 +246,13 @@ async function deleteOptionsOf(scope: RequestScope): Promise<DeleteOptions> {
     throw errors.invalid('DeleteOptions', 'meta.k8s.io', '', [{ type: 'FieldValueInvalid', field: 'gracePeriodSeconds', message: `gracePeriodSeconds: Invalid value: ${grace}: must be greater than or equal to 0` }]);
   }
   const orphan = q.get('orphanDependents') !== null ? q.get('orphanDependents') === 'true' : body.orphanDependents;
-  return { propagationPolicy: policy ?? undefined, gracePeriodSeconds: grace, preconditions: body.preconditions, orphanDependents: orphan };
+  return { options: { propagationPolicy: policy ?? undefined, gracePeriodSeconds: grace, preconditions: body.preconditions, orphanDependents: orphan }, bodyDryRun: dryRunInBody(body) };
 }
 
 export async function handleDelete(scope: RequestScope, ctx: ServerContext): Promise<void> {
   const { def, info } = scope;
-  const options = await deleteOptionsOf(scope);
-  const { object, deleted } = await ctx.store.delete(def, info.namespace, info.name!, options, writeContext(scope));
+  const { options, bodyDryRun } = await deleteOptionsOf(scope);
+  const { object, deleted } = await ctx.store.delete(def, info.namespace, info.name!, options, writeContext(scope, undefined, { bodyDryRun }));
   addWarnings(scope.res, scope.warnings);
   // As kube-apiserver: the object as it was (or still is, when finalizers or a grace period hold it).
   writeBody(scope.res, !deleted && options.orphanDependents === false ? 202 : 200, object, scope.format.kind === 'yaml' ? scope.format : { kind: 'json' });
@@ -259,10 +260,10 @@ export async function handleDelete(scope: RequestScope, ctx: ServerContext): Pro
 
 export async function handleDeleteCollection(scope: RequestScope, ctx: ServerContext): Promise<void> {
   const { def, info, url } = scope;
-  const options = await deleteOptionsOf(scope);
+  const { options, bodyDryRun } = await deleteOptionsOf(scope);
+  const wctx = writeContext(scope, undefined, { bodyDryRun });
   const selectors = compileSelectors(def, url.searchParams.get('labelSelector'), url.searchParams.get('fieldSelector'));
   const list = await ctx.store.list(def, info.namespace, { matcher: selectors.matcher });
-  const wctx = writeContext(scope);
   const items: KubeObject[] = [];
   for (const obj of list.items) {
     try {

@@ -30,6 +30,8 @@ export interface WriteContext {
   readonly subresource?: 'status' | 'finalize' | 'binding';
   /** Set by server-side apply, whose result already carries its managedFields. */
   readonly applied?: boolean;
+  /** Who writes (absent for the server's own writes): what authorization admission checks. */
+  readonly user?: { readonly name: string; readonly uid?: string; readonly groups: readonly string[] };
 }
 
 export interface ListOptions {
@@ -62,6 +64,13 @@ export interface DeleteOptions {
 export interface StoreHooks {
   /** Runs after validation, before a create is written (e.g. ClusterIP allocation). */
   admitCreate?(def: ResourceDefinition, obj: KubeObject): Promise<void>;
+  /**
+   * Checks a validated create (`old` undefined) or update of any subresource against who makes
+   * it (RBAC escalation, NodeRestriction); throws to refuse. Runs before `admitCreate`.
+   */
+  admit?(def: ResourceDefinition, obj: KubeObject, old: KubeObject | undefined, ctx: WriteContext): void;
+  /** Checks a delete of a stored object against who makes it; throws to refuse. */
+  admitDelete?(def: ResourceDefinition, obj: KubeObject, ctx: WriteContext): void;
   /** Computes managedFields for a non-apply write. */
   managedFields?(def: ResourceDefinition, live: KubeObject | undefined, updated: KubeObject, ctx: WriteContext): unknown[] | undefined;
   /**
@@ -323,11 +332,16 @@ export class ObjectStore {
     errs.push(...(this.hooks.checkSchema?.(def, obj, ctx) ?? []));
     if (!errs.length) errs.push(...(def.strategy.validate?.(obj) ?? []));
     if (errs.length) this.invalid(def, meta.name ?? meta.generateName ?? '', errs);
+    this.hooks.admit?.(def, obj, undefined, ctx);
     await this.hooks.admitCreate?.(def, obj);
     const managed = this.hooks.managedFields?.(def, undefined, obj, ctx);
     if (managed?.length) meta.managedFields = managed;
     else delete meta.managedFields;
-    if (ctx.dryRun) return { object: obj };
+    if (ctx.dryRun) {
+      // As kube's dry-run storage: a create that would collide still fails.
+      if (await this.backend.get(this.key(def, namespace, meta.name))) throw errors.alreadyExists(def, meta.name);
+      return { object: obj };
+    }
     const res = await this.backend.create(this.key(def, namespace, meta.name), this.encode(def, obj));
     if (!res.ok) throw errors.alreadyExists(def, meta.name);
     return { object: this.written(def, obj, res.kv), text: this.served(def, res.kv) };
@@ -446,6 +460,7 @@ export class ObjectStore {
       if (!errs.length) errs.push(...(def.strategy.validateUpdate?.(obj, current) ?? []));
     }
     if (errs.length) this.invalid(def, name, errs);
+    this.hooks.admit?.(def, obj, current, ctx);
     const managed = this.hooks.managedFields?.(def, current, obj, ctx);
     if (managed) meta.managedFields = managed;
     else if (managed === undefined && current.metadata.managedFields && !meta.managedFields) meta.managedFields = current.metadata.managedFields;
@@ -487,6 +502,7 @@ export class ObjectStore {
       if (pre.resourceVersion && pre.resourceVersion !== current.metadata.resourceVersion) {
         throw errors.conflict(def, name, `Precondition failed: ResourceVersion in precondition: ${pre.resourceVersion}, ResourceVersion in object meta: ${current.metadata.resourceVersion}`);
       }
+      this.hooks.admitDelete?.(def, current, ctx);
       const policy = options.propagationPolicy ?? (options.orphanDependents === true ? 'Orphan' : options.orphanDependents === false ? 'Background' : undefined);
       const obj = structuredClone(current);
       const meta = obj.metadata;
