@@ -56,6 +56,8 @@ export const resources = {
   deployments: grouped('apps', 'v1', 'deployments', 'Deployment'),
   replicaSets: grouped('apps', 'v1', 'replicasets', 'ReplicaSet'),
   daemonSets: grouped('apps', 'v1', 'daemonsets', 'DaemonSet'),
+  jobs: grouped('batch', 'v1', 'jobs', 'Job'),
+  cronJobs: grouped('batch', 'v1', 'cronjobs', 'CronJob'),
   podDisruptionBudgets: grouped('policy', 'v1', 'poddisruptionbudgets', 'PodDisruptionBudget'),
   leases: grouped('coordination.k8s.io', 'v1', 'leases', 'Lease'),
   customResourceDefinitions: grouped('apiextensions.k8s.io', 'v1', 'customresourcedefinitions', 'CustomResourceDefinition', false),

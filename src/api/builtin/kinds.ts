@@ -29,6 +29,8 @@ export const builtinKinds: readonly BuiltinKind[] = [
   { group: 'apps', version: 'v1', kind: 'Deployment', model: 'V1Deployment', description: 'A Deployment keeps a number of identical pods running and rolls out changes to their template through ReplicaSets.' },
   { group: 'apps', version: 'v1', kind: 'ReplicaSet', model: 'V1ReplicaSet', description: 'A ReplicaSet keeps a given number of pods matching its selector running.' },
   { group: 'apps', version: 'v1', kind: 'DaemonSet', model: 'V1DaemonSet', description: 'A DaemonSet runs one copy of a pod on every node that matches its template\'s placement rules.' },
+  { group: 'batch', version: 'v1', kind: 'Job', model: 'V1Job', description: 'A Job runs pods until a given number of them complete successfully, retrying failed ones up to a limit.' },
+  { group: 'batch', version: 'v1', kind: 'CronJob', model: 'V1CronJob', description: 'A CronJob creates Jobs on a repeating schedule written in cron format.' },
   { group: 'policy', version: 'v1', kind: 'PodDisruptionBudget', model: 'V1PodDisruptionBudget', description: 'A PodDisruptionBudget limits how many pods of a set voluntary disruptions (evictions) may take down at once.' },
   { group: 'policy', version: 'v1', kind: 'Eviction', model: 'V1Eviction', description: 'An Eviction asks for a pod to be deleted, subject to the PodDisruptionBudgets that cover it; it is posted to the pod\'s `eviction` subresource.' },
   { group: 'coordination.k8s.io', version: 'v1', kind: 'Lease', model: 'V1Lease', description: 'A Lease records who holds a lock and until when; used for leader election and node heartbeats.' },

@@ -10,6 +10,7 @@
 export const pkg = {
   core: 'io.k8s.api.core.v1',
   apps: 'io.k8s.api.apps.v1',
+  batch: 'io.k8s.api.batch.v1',
   policy: 'io.k8s.api.policy.v1',
   coordination: 'io.k8s.api.coordination.v1',
   events: 'io.k8s.api.events.v1',
@@ -35,6 +36,11 @@ const v1Packages: ReadonlyArray<readonly [string, readonly string[]]> = [
     'ReplicaSetStatus', 'RollingUpdateDaemonSet', 'RollingUpdateDeployment', 'RollingUpdateStatefulSetStrategy',
     'StatefulSet', 'StatefulSetCondition', 'StatefulSetList', 'StatefulSetOrdinals',
     'StatefulSetPersistentVolumeClaimRetentionPolicy', 'StatefulSetSpec', 'StatefulSetStatus', 'StatefulSetUpdateStrategy',
+  ]],
+  [pkg.batch, [
+    'CronJob', 'CronJobList', 'CronJobSpec', 'CronJobStatus', 'Job', 'JobCondition', 'JobList', 'JobSpec', 'JobStatus',
+    'JobTemplateSpec', 'PodFailurePolicy', 'PodFailurePolicyOnExitCodesRequirement', 'PodFailurePolicyOnPodConditionsPattern',
+    'PodFailurePolicyRule', 'SuccessPolicy', 'SuccessPolicyRule', 'UncountedTerminatedPods',
   ]],
   [pkg.policy, ['Eviction', 'PodDisruptionBudget', 'PodDisruptionBudgetList', 'PodDisruptionBudgetSpec', 'PodDisruptionBudgetStatus']],
   [pkg.coordination, ['Lease', 'LeaseList', 'LeaseSpec']],

@@ -13,7 +13,7 @@
  * does not enforce them from the schema for built-ins, and neither does Shipyard.
  */
 
-export type PackageAlias = 'core' | 'apps' | 'policy' | 'coordination' | 'events' | 'autoscaling' | 'meta' | 'apiextensions';
+export type PackageAlias = 'core' | 'apps' | 'batch' | 'policy' | 'coordination' | 'events' | 'autoscaling' | 'meta' | 'apiextensions';
 
 export interface FieldTags {
   readonly list?: 'atomic' | 'set' | 'map';
@@ -139,6 +139,16 @@ export const fieldTags: Partial<Record<PackageAlias, Readonly<Record<string, Fie
     'DeploymentStatus.conditions': { list: 'map', keys: ['type'], strategy: 'merge', mergeKey: 'type' },
     'ReplicaSetStatus.conditions': { list: 'map', keys: ['type'], strategy: 'merge', mergeKey: 'type' },
   },
+  batch: {
+    'CronJobStatus.active': { list: 'atomic' },
+    'JobStatus.conditions': { list: 'atomic', strategy: 'merge', mergeKey: 'type' },
+    'PodFailurePolicy.rules': { list: 'atomic' },
+    'PodFailurePolicyOnExitCodesRequirement.values': { list: 'set' },
+    'PodFailurePolicyRule.onPodConditions': { list: 'atomic' },
+    'SuccessPolicy.rules': { list: 'atomic' },
+    'UncountedTerminatedPods.failed': { list: 'set' },
+    'UncountedTerminatedPods.succeeded': { list: 'set' },
+  },
   policy: {
     'PodDisruptionBudgetSpec.selector': { strategy: 'replace' },
     'PodDisruptionBudgetStatus.conditions': { list: 'map', keys: ['type'], strategy: 'merge', mergeKey: 'type' },
@@ -256,6 +266,15 @@ export const requiredFields: Partial<Record<PackageAlias, Readonly<Record<string
     DaemonSetSpec: ['selector', 'template'],
     DeploymentSpec: ['selector', 'template'],
     ReplicaSetSpec: ['selector'],
+  },
+  batch: {
+    CronJobSpec: ['jobTemplate', 'schedule'],
+    JobSpec: ['template'],
+    PodFailurePolicy: ['rules'],
+    PodFailurePolicyOnExitCodesRequirement: ['operator', 'values'],
+    PodFailurePolicyOnPodConditionsPattern: ['status', 'type'],
+    PodFailurePolicyRule: ['action'],
+    SuccessPolicy: ['rules'],
   },
   events: {
     Event: ['eventTime'],

@@ -65,7 +65,7 @@ export class Discovery {
       versions.set(d.group, set);
     }
     for (const list of this.byGv.values()) list.sort((a, b) => a.resource.localeCompare(b.resource));
-    const order = ['', 'apps', 'events.k8s.io', 'autoscaling', 'policy', 'coordination.k8s.io', 'apiextensions.k8s.io'];
+    const order = ['', 'apps', 'events.k8s.io', 'autoscaling', 'batch', 'policy', 'coordination.k8s.io', 'apiextensions.k8s.io'];
     this.groups = [...versions.entries()]
       .map(([name, vs]) => ({ name, versions: [...vs].sort(compareKubeVersions) }))
       .sort((a, b) => {

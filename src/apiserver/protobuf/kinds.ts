@@ -6,6 +6,7 @@
 import { compileTable, mergeTables, type Message } from './schema.ts';
 import { appsV1 } from './tables/apps-v1.ts';
 import { authenticationV1 } from './tables/authentication-v1.ts';
+import { batchV1 } from './tables/batch-v1.ts';
 import { coreV1 } from './tables/core-v1.ts';
 import { coreV1Container } from './tables/core-v1-container.ts';
 import { coreV1Pod } from './tables/core-v1-pod.ts';
@@ -14,7 +15,7 @@ import { coreV1Volumes } from './tables/core-v1-volumes.ts';
 import { metaV1 } from './tables/meta-v1.ts';
 import { policyV1 } from './tables/policy-v1.ts';
 
-export const messages: ReadonlyMap<string, Message> = compileTable(mergeTables(metaV1, coreV1, coreV1Pod, coreV1Container, coreV1Volumes, coreV1Scheduling, appsV1, policyV1, authenticationV1));
+export const messages: ReadonlyMap<string, Message> = compileTable(mergeTables(metaV1, coreV1, coreV1Pod, coreV1Container, coreV1Volumes, coreV1Scheduling, appsV1, batchV1, policyV1, authenticationV1));
 
 /** `apiVersion/kind` → the message its raw bytes hold. */
 const kinds: Readonly<Record<string, string>> = {
@@ -25,6 +26,8 @@ const kinds: Readonly<Record<string, string>> = {
   'v1/Service': 'Service',
   'v1/Pod': 'Pod',
   'apps/v1/Deployment': 'Deployment',
+  'batch/v1/Job': 'Job',
+  'batch/v1/CronJob': 'CronJob',
   'policy/v1/PodDisruptionBudget': 'PodDisruptionBudget',
   'policy/v1/Eviction': 'Eviction',
   'authentication.k8s.io/v1/TokenRequest': 'TokenRequest',

@@ -5,6 +5,7 @@
  * `defaultTableConvertor` (Name, Age); custom resources use `crdTableConvertor`.
  */
 import { deploymentTableConvertor, daemonSetTableConvertor, replicaSetTableConvertor } from './apps-printers.ts';
+import { cronJobTableConvertor, jobTableConvertor } from './batch-printers.ts';
 import {
   configMapTableConvertor,
   endpointsTableConvertor,
@@ -41,6 +42,8 @@ export const builtinTableConvertors: Readonly<Record<string, TableConvertor>> = 
   'apps/deployments': deploymentTableConvertor,
   'apps/replicasets': replicaSetTableConvertor,
   'apps/daemonsets': daemonSetTableConvertor,
+  'batch/jobs': jobTableConvertor,
+  'batch/cronjobs': cronJobTableConvertor,
   'policy/poddisruptionbudgets': podDisruptionBudgetTableConvertor,
   'coordination.k8s.io/leases': leaseTableConvertor,
   'apiextensions.k8s.io/customresourcedefinitions': createdAtTableConvertor,

@@ -88,6 +88,8 @@ describe('builtinTableConvertors', () => {
       'apps/daemonsets',
       'apps/deployments',
       'apps/replicasets',
+      'batch/cronjobs',
+      'batch/jobs',
       'coordination.k8s.io/leases',
       'events.k8s.io/events',
       'policy/poddisruptionbudgets',

@@ -4,6 +4,7 @@
  */
 import type { FieldAccessor, ResourceDefinition, Strategy, Subresources } from '../resource.ts';
 import { daemonSetStrategy, deploymentStrategy, pdbStrategy, replicaSetStrategy } from './apps-strategies.ts';
+import { cronJobStrategy, jobStrategy } from './batch-strategies.ts';
 import { configMapStrategy, eventStrategy, namespaceStrategy, nodeStrategy, plainStrategy, podStrategy, secretStrategy, serviceStrategy } from './core-strategies.ts';
 import { crdStrategy } from './crd-strategy.ts';
 import { coreEventToEventsV1, eventsV1ToCoreEvent } from './event-conversion.ts';
@@ -65,6 +66,8 @@ export function builtinResources(): ResourceDefinition[] {
     builtin({ group: 'apps', resource: 'deployments', kind: 'Deployment', namespaced: true, shortNames: ['deploy'], categories: ['all'], subresources: { status: true, scale: replicasScale }, strategy: deploymentStrategy }),
     builtin({ group: 'apps', resource: 'replicasets', kind: 'ReplicaSet', namespaced: true, shortNames: ['rs'], categories: ['all'], subresources: { status: true, scale: replicasScale }, strategy: replicaSetStrategy, fieldAccessors: replicaSetFieldAccessors }),
     builtin({ group: 'apps', resource: 'daemonsets', kind: 'DaemonSet', namespaced: true, shortNames: ['ds'], categories: ['all'], subresources: { status: true }, strategy: daemonSetStrategy }),
+    builtin({ group: 'batch', resource: 'jobs', kind: 'Job', namespaced: true, categories: ['all'], subresources: { status: true }, strategy: jobStrategy }),
+    builtin({ group: 'batch', resource: 'cronjobs', kind: 'CronJob', namespaced: true, shortNames: ['cj'], categories: ['all'], subresources: { status: true }, strategy: cronJobStrategy }),
     builtin({ group: 'policy', resource: 'poddisruptionbudgets', kind: 'PodDisruptionBudget', namespaced: true, shortNames: ['pdb'], subresources: { status: true }, strategy: pdbStrategy }),
     builtin({ group: 'coordination.k8s.io', resource: 'leases', kind: 'Lease', namespaced: true, strategy: plainStrategy }),
     builtin({
