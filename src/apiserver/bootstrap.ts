@@ -6,7 +6,7 @@
 import { builtinResolver, builtinSchemaFor } from '../api/builtin/schemas.ts';
 import { updateManagedFields } from './patch/managed-fields.ts';
 import { fieldError } from '../api/field-errors.ts';
-import { errors, isAlreadyExists } from './errors.ts';
+import { errors } from './errors.ts';
 import type { ResourceRegistry } from './registry/registry.ts';
 import { apiVersionOf, type KubeObject, type ResourceDefinition } from './registry/resource.ts';
 import type { ObjectStore, StoreHooks } from './registry/store.ts';
@@ -20,18 +20,7 @@ export function attachBuiltinSchemas(defs: ResourceDefinition[]): ResourceDefini
   });
 }
 
-export const systemNamespaces = ['default', 'kube-system', 'kube-public', 'kube-node-lease'];
-
-export async function ensureSystemNamespaces(store: ObjectStore, registry: ResourceRegistry): Promise<void> {
-  const def = registry.lookup('', 'v1', 'namespaces')!;
-  for (const name of systemNamespaces) {
-    try {
-      await store.create(def, undefined, { apiVersion: 'v1', kind: 'Namespace', metadata: { name } }, { manager: 'kube-apiserver' });
-    } catch (e) {
-      if (!isAlreadyExists(e)) throw e;
-    }
-  }
-}
+export { ensureSystemNamespaces, systemNamespaces } from './controllers/namespace-system.ts';
 
 export const managedFieldsHook: NonNullable<StoreHooks['managedFields']> = (def, live, updated, ctx) => {
   if (ctx.applied) return updated.metadata?.managedFields;

@@ -10,6 +10,7 @@ import { addWarnings, writeBody, writeRaw } from '../http/respond.ts';
 import { compileSelectors } from '../registry/list-filter.ts';
 import { apiVersionOf, type KubeObject } from '../registry/resource.ts';
 import type { DeleteOptions } from '../registry/store.ts';
+import { admitNamespaceDelete } from '../controllers/namespace-system.ts';
 import { serveWatch } from '../watch.ts';
 import { checkObjectBody } from './body-checks.ts';
 import { dryRunInBody, writeContext, type RequestScope, type ServerContext } from './context.ts';
@@ -252,7 +253,9 @@ async function deleteOptionsOf(scope: RequestScope): Promise<{ options: DeleteOp
 export async function handleDelete(scope: RequestScope, ctx: ServerContext): Promise<void> {
   const { def, info } = scope;
   const { options, bodyDryRun } = await deleteOptionsOf(scope);
-  const { object, deleted } = await ctx.store.delete(def, info.namespace, info.name!, options, writeContext(scope, undefined, { bodyDryRun }));
+  const wctx = writeContext(scope, undefined, { bodyDryRun });
+  admitNamespaceDelete(def, info.name!);
+  const { object, deleted } = await ctx.store.delete(def, info.namespace, info.name!, options, wctx);
   addWarnings(scope.res, scope.warnings);
   // As kube-apiserver: the object as it was (or still is, when finalizers or a grace period hold it).
   writeBody(scope.res, !deleted && options.orphanDependents === false ? 202 : 200, object, scope.format.kind === 'yaml' ? scope.format : { kind: 'json' });
@@ -266,6 +269,7 @@ export async function handleDeleteCollection(scope: RequestScope, ctx: ServerCon
   const list = await ctx.store.list(def, info.namespace, { matcher: selectors.matcher });
   const items: KubeObject[] = [];
   for (const obj of list.items) {
+    admitNamespaceDelete(def, obj.metadata.name);
     try {
       items.push((await ctx.store.delete(def, obj.metadata.namespace, obj.metadata.name, options, wctx)).object);
     } catch (e) {
