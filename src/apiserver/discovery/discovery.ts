@@ -6,6 +6,7 @@
  */
 import type { ResourceRegistry } from '../registry/registry.ts';
 import type { ResourceDefinition } from '../registry/resource.ts';
+import { storageVersionHashOf } from './storage-version-hash.ts';
 import { compareKubeVersions } from './versions.ts';
 
 export const aggregatedContentType = 'application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList';
@@ -33,6 +34,11 @@ function subresourcesOf(def: ResourceDefinition): SubresourceInfo[] {
   if (s.status) out.push({ name: 'status', ...self, verbs: ['get', 'patch', 'update'] });
   if (s.token) out.push({ name: 'token', group: 'authentication.k8s.io', version: 'v1', kind: 'TokenRequest', verbs: ['create'] });
   return out;
+}
+
+function withStorageVersionHash(d: ResourceDefinition): { storageVersionHash?: string } {
+  const hash = storageVersionHashOf(d);
+  return hash === undefined ? {} : { storageVersionHash: hash };
 }
 
 interface GroupVersions {
@@ -131,6 +137,7 @@ export class Discovery {
         verbs: resourceVerbs,
         ...(d.shortNames.length ? { shortNames: d.shortNames } : {}),
         ...(d.categories.length ? { categories: d.categories } : {}),
+        ...withStorageVersionHash(d),
       });
       for (const s of subresourcesOf(d)) {
         const foreign = s.group !== d.group || s.version !== d.version;
