@@ -3,13 +3,19 @@
  * metrics, OpenAPI, discovery) or a resource request dispatched by verb and subresource.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { TLSSocket } from 'node:tls';
+import { certificateUser } from './auth/client-certs.ts';
 import type { UserInfo } from './auth/tokens.ts';
+import { attributesOf, type Attributes } from './authz/attributes.ts';
+import { forbiddenMessage, type Authorizer } from './authz/authorizer.ts';
+import { impersonate, wantsImpersonation } from './authz/impersonation.ts';
+import type { ReviewHandler } from './authz/reviews.ts';
 import { aggregatedContentType, aggregatedContentTypeBeta, wantsAggregated, type Discovery } from './discovery/discovery.ts';
 import { ApiError, errors } from './errors.ts';
 import type { RequestScope, ServerContext } from './handlers/context.ts';
 import { handleEviction } from './handlers/eviction.ts';
 import { handleBinding, handleFinalize, handleLog } from './handlers/pod-subresources.ts';
-import { handleCreate, handleDelete, handleDeleteCollection, handleGet, handleList, handlePatch, handleUpdate, handleWatch } from './handlers/resource.ts';
+import { handleCreate, handleDelete, handleDeleteCollection, handleGet, handleList, handlePatch, handleUpdate, handleWatch, readObjectBody } from './handlers/resource.ts';
 import { handleScale } from './handlers/scale.ts';
 import { handleTokenRequest } from './handlers/token-request.ts';
 import { parseRequestInfo, type ResourceRequest } from './http/request-info.ts';
@@ -26,6 +32,8 @@ export interface RouterDeps {
   readonly metrics: ApiServerMetrics;
   readonly version: object;
   readonly serverAddress: () => string;
+  /** Authorization of every request and the review APIs; without it every user may do anything. */
+  readonly authz?: { readonly authorizer: Authorizer; readonly reviews: ReadonlyMap<string, ReviewHandler> };
 }
 
 const publicPaths = new Set(['/healthz', '/livez', '/readyz', '/version', '/healthz/ping', '/livez/ping', '/readyz/ping']);
@@ -42,16 +50,24 @@ export async function routeRequest(req: IncomingMessage, res: ServerResponse, de
     throw errors.badRequest(`malformed request URL ${JSON.stringify(req.url)}`);
   }
   const path = url.pathname.length > 1 ? url.pathname.replace(/\/+$/, '') : url.pathname;
-  const user = await deps.auth.authenticate(req.headers.authorization);
-  if (!user && !publicPaths.has(path)) {
-    req.resume();
-    throw errors.unauthorized();
-  }
+  // A verified client certificate first, then the bearer token, as kube's authenticator union.
+  const socket = req.socket as TLSSocket;
+  let user = (socket.authorized ? certificateUser(socket) : undefined) ?? (await deps.auth.authenticate(req.headers.authorization));
   if (publicPaths.has(path)) {
+    // Health and version are everyone's (kube binds system:public-info-viewer to all, even the
+    // unauthenticated): the load balancer's checks need no credentials and no authorization.
     label('get', path);
     if (path === '/version') return writeBody(res, 200, deps.version);
     return writeRaw(res, 200, 'ok', 'text/plain; charset=utf-8');
   }
+  if (!user) {
+    req.resume();
+    throw errors.unauthorized();
+  }
+  const authz = deps.authz;
+  if (authz && wantsImpersonation(req.headers)) user = impersonate(user, req.headers, authz.authorizer);
+  const info = parseRequestInfo(req.method ?? 'GET', path, url.searchParams);
+  if (authz) authorize(authz.authorizer, attributesOf(user, req.method ?? 'GET', path, info), req);
   if (path === '/metrics') {
     label('get', '/metrics');
     return writeRaw(res, 200, await deps.metrics.registry.metrics(), deps.metrics.registry.contentType);
@@ -70,7 +86,6 @@ export async function routeRequest(req: IncomingMessage, res: ServerResponse, de
     if (doc === undefined) throw notFound();
     return writeRaw(res, 200, doc, 'application/json');
   }
-  const info = parseRequestInfo(req.method ?? 'GET', path, url.searchParams);
   if (info.kind === 'nonresource') {
     label(req.method?.toLowerCase() ?? 'get', 'nonresource');
     throw notFound();
@@ -97,6 +112,14 @@ export async function routeRequest(req: IncomingMessage, res: ServerResponse, de
   await routeResource(req, res, deps, { info, url, user }, label);
 }
 
+function authorize(authorizer: Authorizer, a: Attributes, req: IncomingMessage): void {
+  const d = authorizer.authorize(a);
+  if (d.allowed) return;
+  req.resume();
+  if (a.kind === 'nonresource') throw new ApiError(403, 'Forbidden', forbiddenMessage(a, d.reason), {});
+  throw new ApiError(403, 'Forbidden', forbiddenMessage(a, d.reason), { name: a.name || undefined, group: a.apiGroup || undefined, kind: a.resource });
+}
+
 async function routeResource(
   req: IncomingMessage,
   res: ServerResponse,
@@ -116,6 +139,14 @@ async function routeResource(
   const format = negotiate(req.headers.accept);
   if (!format) throw errors.notAcceptable(req.headers.accept ?? '');
   const scope: RequestScope = { req, res, url, info, def, user, format, warnings: [] };
+  if (def.verbs) {
+    if (!def.verbs.includes(info.verb) || info.subresource) throw errors.methodNotAllowed(req.method ?? '', def.resource);
+    const review = deps.authz?.reviews.get(`${def.group}/${def.resource}`);
+    if (!review || !user) throw notFound();
+    const { value } = await readObjectBody(scope);
+    if (typeof value !== 'object' || value === null || Array.isArray(value)) throw errors.badRequest(`the body must be a ${def.kind} object`);
+    return writeBody(res, 201, await review(value as Record<string, unknown>, info.namespace, user), format);
+  }
   const sub = info.subresource;
   if (!sub) {
     switch (info.verb) {

@@ -39,6 +39,12 @@ import { ResourceRegistry } from './registry/registry.ts';
 import { checkSchema } from './registry/schema-checks.ts';
 import { ObjectStore } from './registry/store.ts';
 import { routeRequest } from './router.ts';
+import { createAuthzAdmission } from './authz/admission.ts';
+import { createAuthorizer } from './authz/authorizer.ts';
+import { reconcileBootstrapPolicy } from './authz/bootstrap-reconcile.ts';
+import { NodeGraph } from './authz/node-authorizer.ts';
+import { RbacIndex } from './authz/rbac-index.ts';
+import { reviewHandlers } from './authz/reviews.ts';
 import { renderTable } from './tables-service.ts';
 
 export interface ApiServerOptions {
@@ -139,8 +145,14 @@ export async function startApiServer(options: ApiServerOptions): Promise<Running
   const registry = new ResourceRegistry();
   registry.register(attachBuiltinSchemas(builtinResources()));
   const namespaceCache = new NamespaceCache();
+  const rbac = new RbacIndex();
+  const nodeGraph = new NodeGraph();
+  const authorizer = createAuthorizer(rbac, nodeGraph);
+  const authzAdmission = createAuthzAdmission(rbac, authorizer);
   const store = new ObjectStore(backend, registry, {
     namespaceActive: (name) => namespaceCache.isActive(name),
+    admit: (def, obj, old, ctx) => authzAdmission.admit(def, obj, old, ctx),
+    admitDelete: (def, obj, ctx) => authzAdmission.admitDelete(def, obj, ctx),
     checkSchema,
     managedFields: managedFieldsHook,
     admitCreate: serviceAdmission(() => store, serviceCIDR),
@@ -176,6 +188,10 @@ export async function startApiServer(options: ApiServerOptions): Promise<Running
   await namespaceCache.start(events, store, registry);
   await ensureSystemNamespaces(store, registry);
   await namespaces.start(events);
+  await rbac.start(events, store, registry);
+  await nodeGraph.start(events, store, registry);
+  await reconcileBootstrapPolicy(store, registry);
+  const reviews = reviewHandlers({ authorizer, rbac, nodes: nodeGraph, authenticate });
 
   const ctx: ServerContext = {
     store,
@@ -230,7 +246,7 @@ export async function startApiServer(options: ApiServerOptions): Promise<Running
       // An access log at debug level; the path only (never headers, which carry the token).
       if (debug) log.debug({ method: req.method, path: req.url?.split('?')[0], verb, resource, code: res.statusCode, ms: Math.round(seconds * 1000) }, 'request');
     });
-    routeRequest(req, res, { ctx, auth: { authenticate }, discovery, openapi, metrics, version: serverVersion, serverAddress: () => address }, (v, r) => {
+    routeRequest(req, res, { ctx, auth: { authenticate }, authz: { authorizer, reviews }, discovery, openapi, metrics, version: serverVersion, serverAddress: () => address }, (v, r) => {
       verb = v;
       resource = r;
     }).catch((err: unknown) => {
@@ -244,7 +260,9 @@ export async function startApiServer(options: ApiServerOptions): Promise<Running
     });
   };
 
-  const server: Server = createServer({ cert: pki.certPem, key: pki.keyPem, keepAliveTimeout: 65_000, requestTimeout: 0, headersTimeout: 60_000, noDelay: true }, handler);
+  // Client certificates are asked for, not required: a client without one authenticates by token.
+  const tls = { cert: pki.certPem, key: pki.keyPem, ca: pki.caCertPem, requestCert: true, rejectUnauthorized: false };
+  const server: Server = createServer({ ...tls, keepAliveTimeout: 65_000, requestTimeout: 0, headersTimeout: 60_000, noDelay: true }, handler);
   // closeAllConnections() knows only connections that have begun a request: a client that has
   // just finished its TLS handshake (an informer reconnecting, say) would hold close() open.
   const sockets = new Set<Socket>();

@@ -15,6 +15,9 @@ export const pkg = {
   coordination: 'io.k8s.api.coordination.v1',
   events: 'io.k8s.api.events.v1',
   autoscaling: 'io.k8s.api.autoscaling.v1',
+  rbac: 'io.k8s.api.rbac.v1',
+  authorization: 'io.k8s.api.authorization.v1',
+  authentication: 'io.k8s.api.authentication.v1',
   meta: 'io.k8s.apimachinery.pkg.apis.meta.v1',
   apiextensions: 'io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1',
   intstr: 'io.k8s.apimachinery.pkg.util.intstr',
@@ -48,6 +51,17 @@ const v1Packages: ReadonlyArray<readonly [string, readonly string[]]> = [
     'CrossVersionObjectReference', 'HorizontalPodAutoscaler', 'HorizontalPodAutoscalerList', 'HorizontalPodAutoscalerSpec',
     'HorizontalPodAutoscalerStatus', 'Scale', 'ScaleSpec', 'ScaleStatus',
   ]],
+  [pkg.rbac, [
+    'AggregationRule', 'ClusterRole', 'ClusterRoleBinding', 'ClusterRoleBindingList', 'ClusterRoleList', 'PolicyRule',
+    'Role', 'RoleBinding', 'RoleBindingList', 'RoleList', 'RoleRef',
+  ]],
+  [pkg.authorization, [
+    'FieldSelectorAttributes', 'LabelSelectorAttributes', 'LocalSubjectAccessReview', 'NonResourceAttributes',
+    'NonResourceRule', 'ResourceAttributes', 'ResourceRule', 'SelfSubjectAccessReview', 'SelfSubjectAccessReviewSpec',
+    'SelfSubjectRulesReview', 'SelfSubjectRulesReviewSpec', 'SubjectAccessReview', 'SubjectAccessReviewSpec',
+    'SubjectAccessReviewStatus', 'SubjectRulesReviewStatus',
+  ]],
+  [pkg.authentication, ['SelfSubjectReview', 'SelfSubjectReviewStatus', 'TokenReview', 'TokenReviewSpec', 'TokenReviewStatus', 'UserInfo']],
   [pkg.apiextensions, [
     'CustomResourceColumnDefinition', 'CustomResourceConversion', 'CustomResourceDefinition',
     'CustomResourceDefinitionCondition', 'CustomResourceDefinitionList', 'CustomResourceDefinitionNames',

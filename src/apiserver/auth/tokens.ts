@@ -12,6 +12,8 @@ export interface UserInfo {
   readonly name: string;
   readonly uid: string;
   readonly groups: readonly string[];
+  /** Extra attributes (a service account token's pod, say), as kube's user.Info carries them. */
+  readonly extra?: Readonly<Record<string, readonly string[]>>;
 }
 
 export interface TokenAuthenticator {
@@ -27,7 +29,10 @@ function digest(token: string): Buffer {
 function parseLine(line: string): { token: string; user: UserInfo } | undefined {
   const m = /^([^,]+),([^,]+),([^,]+)(?:,"?([^"]*)"?)?$/.exec(line.trim());
   if (!m) return undefined;
-  return { token: m[1]!, user: { name: m[2]!, uid: m[3]!, groups: m[4] ? m[4].split(',').map((g) => g.trim()).filter(Boolean) : [] } };
+  const groups = m[4] ? m[4].split(',').map((g) => g.trim()).filter(Boolean) : [];
+  // Every authenticated user is in system:authenticated, as kube's authenticator chain adds it.
+  if (!groups.includes('system:authenticated')) groups.push('system:authenticated');
+  return { token: m[1]!, user: { name: m[2]!, uid: m[3]!, groups } };
 }
 
 export function ensureTokenAuthenticator(pkiDir: string): TokenAuthenticator {

@@ -134,7 +134,7 @@ export class Discovery {
         singularName: d.singular,
         namespaced: d.namespaced,
         kind: d.kind,
-        verbs: resourceVerbs,
+        verbs: d.verbs ?? resourceVerbs,
         ...(d.shortNames.length ? { shortNames: d.shortNames } : {}),
         ...(d.categories.length ? { categories: d.categories } : {}),
         ...withStorageVersionHash(d),
@@ -165,7 +165,7 @@ export class Discovery {
             responseKind: { group: d.group, version: d.version, kind: d.kind },
             scope: d.namespaced ? 'Namespaced' : 'Cluster',
             singularResource: d.singular,
-            verbs: resourceVerbs,
+            verbs: d.verbs ?? resourceVerbs,
             ...(d.shortNames.length ? { shortNames: d.shortNames } : {}),
             ...(d.categories.length ? { categories: d.categories } : {}),
             ...(subresourcesOf(d).length

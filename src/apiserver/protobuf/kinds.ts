@@ -14,8 +14,10 @@ import { coreV1Scheduling } from './tables/core-v1-scheduling.ts';
 import { coreV1Volumes } from './tables/core-v1-volumes.ts';
 import { metaV1 } from './tables/meta-v1.ts';
 import { policyV1 } from './tables/policy-v1.ts';
+import { authorizationV1 } from './tables/authorization-v1.ts';
+import { rbacV1 } from './tables/rbac-v1.ts';
 
-export const messages: ReadonlyMap<string, Message> = compileTable(mergeTables(metaV1, coreV1, coreV1Pod, coreV1Container, coreV1Volumes, coreV1Scheduling, appsV1, batchV1, policyV1, authenticationV1));
+export const messages: ReadonlyMap<string, Message> = compileTable(mergeTables(metaV1, coreV1, coreV1Pod, coreV1Container, coreV1Volumes, coreV1Scheduling, appsV1, batchV1, policyV1, authenticationV1, authorizationV1, rbacV1));
 
 /** `apiVersion/kind` → the message its raw bytes hold. */
 const kinds: Readonly<Record<string, string>> = {
@@ -31,6 +33,16 @@ const kinds: Readonly<Record<string, string>> = {
   'policy/v1/PodDisruptionBudget': 'PodDisruptionBudget',
   'policy/v1/Eviction': 'Eviction',
   'authentication.k8s.io/v1/TokenRequest': 'TokenRequest',
+  'authentication.k8s.io/v1/SelfSubjectReview': 'SelfSubjectReview',
+  'authentication.k8s.io/v1/TokenReview': 'TokenReview',
+  'authorization.k8s.io/v1/SubjectAccessReview': 'SubjectAccessReview',
+  'authorization.k8s.io/v1/LocalSubjectAccessReview': 'LocalSubjectAccessReview',
+  'authorization.k8s.io/v1/SelfSubjectAccessReview': 'SelfSubjectAccessReview',
+  'authorization.k8s.io/v1/SelfSubjectRulesReview': 'SelfSubjectRulesReview',
+  'rbac.authorization.k8s.io/v1/Role': 'Role',
+  'rbac.authorization.k8s.io/v1/ClusterRole': 'ClusterRole',
+  'rbac.authorization.k8s.io/v1/RoleBinding': 'RoleBinding',
+  'rbac.authorization.k8s.io/v1/ClusterRoleBinding': 'ClusterRoleBinding',
 };
 
 export function messageForKind(apiVersion: string, kind: string): Message | undefined {

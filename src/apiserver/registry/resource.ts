@@ -122,6 +122,11 @@ export interface ResourceDefinition {
   readonly structural?: boolean;
   /** Printer columns for custom resources. */
   readonly printerColumns?: readonly PrinterColumn[];
+  /**
+   * The verbs served, when not all of them: `['create']` for the review APIs, which answer a
+   * question and store nothing (kube's NamedCreater-only REST storage).
+   */
+  readonly verbs?: readonly string[];
 }
 
 export interface PrinterColumn {

@@ -7,6 +7,7 @@ import { daemonSetStrategy, deploymentStrategy, pdbStrategy, replicaSetStrategy 
 import { cronJobStrategy, jobStrategy } from './batch-strategies.ts';
 import { configMapStrategy, eventStrategy, namespaceStrategy, nodeStrategy, plainStrategy, podStrategy, secretStrategy, serviceStrategy } from './core-strategies.ts';
 import { crdStrategy } from './crd-strategy.ts';
+import { clusterRoleBindingStrategy, clusterRoleStrategy, roleBindingStrategy, roleStrategyNamespaced } from './rbac-strategies.ts';
 import { coreEventToEventsV1, eventsV1ToCoreEvent } from './event-conversion.ts';
 import { eventFieldAccessors, namespaceFieldAccessors, nodeFieldAccessors, podFieldAccessors, replicaSetFieldAccessors, secretFieldAccessors } from '../../selectors/field-selector.ts';
 
@@ -24,6 +25,7 @@ interface BuiltinSpec {
   storagePrefix?: string;
   storageVersion?: string;
   conversion?: ResourceDefinition['conversion'];
+  verbs?: readonly string[];
 }
 
 function builtin(s: BuiltinSpec): ResourceDefinition {
@@ -47,6 +49,7 @@ function builtin(s: BuiltinSpec): ResourceDefinition {
     strategicMerge: true,
     served: true,
     conversion: s.conversion,
+    ...(s.verbs ? { verbs: s.verbs } : {}),
   };
 }
 
@@ -83,6 +86,25 @@ export function builtinResources(): ResourceDefinition[] {
       storageVersion: 'v1',
       conversion: { toStorage: eventsV1ToCoreEvent, fromStorage: coreEventToEventsV1 },
     }),
+    builtin({ group: 'rbac.authorization.k8s.io', resource: 'roles', kind: 'Role', namespaced: true, strategy: roleStrategyNamespaced }),
+    builtin({ group: 'rbac.authorization.k8s.io', resource: 'clusterroles', kind: 'ClusterRole', namespaced: false, strategy: clusterRoleStrategy }),
+    builtin({ group: 'rbac.authorization.k8s.io', resource: 'rolebindings', kind: 'RoleBinding', namespaced: true, strategy: roleBindingStrategy }),
+    builtin({ group: 'rbac.authorization.k8s.io', resource: 'clusterrolebindings', kind: 'ClusterRoleBinding', namespaced: false, strategy: clusterRoleBindingStrategy }),
+    ...reviewResources(),
     builtin({ group: 'apiextensions.k8s.io', resource: 'customresourcedefinitions', kind: 'CustomResourceDefinition', namespaced: false, shortNames: ['crd', 'crds'], categories: ['api-extensions'], subresources: { status: true }, strategy: crdStrategy }),
+  ];
+}
+
+/** The review APIs: create-only, never stored (answered by `apiserver/authz/reviews.ts`). */
+function reviewResources(): ResourceDefinition[] {
+  const review = (group: string, resource: string, kind: string, namespaced = false): ResourceDefinition =>
+    builtin({ group, resource, kind, namespaced, strategy: plainStrategy, verbs: ['create'], storagePrefix: `${group}/${resource}` });
+  return [
+    review('authorization.k8s.io', 'subjectaccessreviews', 'SubjectAccessReview'),
+    review('authorization.k8s.io', 'localsubjectaccessreviews', 'LocalSubjectAccessReview', true),
+    review('authorization.k8s.io', 'selfsubjectaccessreviews', 'SelfSubjectAccessReview'),
+    review('authorization.k8s.io', 'selfsubjectrulesreviews', 'SelfSubjectRulesReview'),
+    review('authentication.k8s.io', 'tokenreviews', 'TokenReview'),
+    review('authentication.k8s.io', 'selfsubjectreviews', 'SelfSubjectReview'),
   ];
 }
