@@ -74,10 +74,10 @@ export async function routeRequest(req: IncomingMessage, res: ServerResponse, de
   }
   if (path === '/openapi/v2') {
     label('get', '/openapi/v2');
-    const accept = req.headers.accept ?? '';
-    // kubectl asks v2 with a protobuf-only Accept; it must get 404, not JSON it cannot parse.
-    if (accept && !/application\/json|\*\/\*/.test(accept)) throw notFound();
-    return writeRaw(res, 200, deps.openapi.v2(), 'application/json');
+    // JSON, or gnostic protobuf for kubectl's client-side validation; 406 for anything else.
+    const doc = deps.openapi.v2For(req.headers.accept);
+    if (!doc) throw errors.notAcceptable(req.headers.accept ?? '');
+    return writeRaw(res, 200, doc.body, doc.contentType);
   }
   if (path === '/openapi/v3' || path.startsWith('/openapi/v3/')) {
     label('get', '/openapi/v3');

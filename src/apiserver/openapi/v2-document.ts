@@ -1,7 +1,8 @@
 /**
  * The Swagger 2.0 document served at `/openapi/v2`, covering every served resource in one
- * document. kubectl 1.32 asks for it only when v3 is missing, so it carries the same paths
- * and schemas as the v3 documents in v2 form: `#/definitions/…` references, body parameters,
+ * document. kubectl 1.32 reads it (in protobuf, v2-protobuf.ts) to validate a `kind: List` on the
+ * client, so it carries the same paths and schemas as the v3 documents in v2 form:
+ * `#/definitions/…` references, body parameters, `x-kubernetes-group-version-kind` on each kind,
  * and no `oneOf`/`anyOf`/`not`/`nullable`, which v2 cannot express.
  */
 import { componentsPrefix } from '../../api/builtin/special-types.ts';
