@@ -76,6 +76,8 @@ export interface Strategy {
   readonly allowUnconditionalUpdate?: boolean;
   /** Whether `metadata.generation` is maintained. */
   readonly tracksGeneration?: boolean;
+  /** The propagation policy of a DELETE that names none (batch/v1 Jobs orphan their pods, for compatibility). */
+  readonly defaultPropagationPolicy?: 'Orphan';
 }
 
 export interface SchemaRef {

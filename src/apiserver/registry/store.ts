@@ -503,7 +503,7 @@ export class ObjectStore {
         throw errors.conflict(def, name, `Precondition failed: ResourceVersion in precondition: ${pre.resourceVersion}, ResourceVersion in object meta: ${current.metadata.resourceVersion}`);
       }
       this.hooks.admitDelete?.(def, current, ctx);
-      const policy = options.propagationPolicy ?? (options.orphanDependents === true ? 'Orphan' : options.orphanDependents === false ? 'Background' : undefined);
+      const policy = options.propagationPolicy ?? (options.orphanDependents === true ? 'Orphan' : options.orphanDependents === false ? 'Background' : def.strategy.defaultPropagationPolicy);
       const obj = structuredClone(current);
       const meta = obj.metadata;
       const finalizers = new Set<string>(meta.finalizers ?? []);

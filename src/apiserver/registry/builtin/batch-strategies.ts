@@ -315,6 +315,8 @@ function validateJobStatus(job: KubeObject): FieldError[] {
 export const jobStrategy: Strategy = {
   allowUnconditionalUpdate: true,
   tracksGeneration: true,
+  // kube-apiserver keeps batch/v1's old default: deleting a Job without a policy orphans its pods (kubectl asks for Background).
+  defaultPropagationPolicy: 'Orphan',
   prepareForCreate(obj) {
     defaultJob(obj);
     obj.status = {};
