@@ -11,6 +11,7 @@ import type { ControllerContext } from '../runtime/context.ts';
 import type { Controller } from '../runtime/controller.ts';
 import { clusterCaPem, loadKubeConfig } from '../runtime/kubeconfig.ts';
 import { startManager } from '../runtime/manager.ts';
+import { createClusterRoleAggregationController } from './clusterroleaggregation/controller.ts';
 import { createDaemonSetController } from './daemonset/controller.ts';
 import { createDeploymentController } from './deployment/controller.ts';
 import { createDisruptionController } from './disruption/controller.ts';
@@ -43,6 +44,7 @@ export function controllerManagerControllers(ctx: ControllerContext, s: Controll
     createGarbageCollector(ctx),
     createDisruptionController(ctx),
     createServiceAccountController(ctx),
+    createClusterRoleAggregationController(ctx),
     ...(s.rootCaCertPem ? [createRootCaCertPublisher(ctx, { caCertPem: s.rootCaCertPem })] : []),
   ].flat();
 }

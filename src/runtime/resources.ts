@@ -60,6 +60,7 @@ export const resources = {
   cronJobs: grouped('batch', 'v1', 'cronjobs', 'CronJob'),
   podDisruptionBudgets: grouped('policy', 'v1', 'poddisruptionbudgets', 'PodDisruptionBudget'),
   leases: grouped('coordination.k8s.io', 'v1', 'leases', 'Lease'),
+  clusterRoles: grouped('rbac.authorization.k8s.io', 'v1', 'clusterroles', 'ClusterRole', false),
   customResourceDefinitions: grouped('apiextensions.k8s.io', 'v1', 'customresourcedefinitions', 'CustomResourceDefinition', false),
   // OpenShift's config kinds are declared once, as CRDs, in api/config/.
   clusterVersions: refOf(ClusterVersion),
