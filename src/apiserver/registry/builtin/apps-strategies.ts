@@ -3,7 +3,8 @@ import { isDeepStrictEqual } from 'node:util';
 import { fieldError, type FieldError } from '../../../api/field-errors.ts';
 import type { KubeObject, Strategy } from '../resource.ts';
 import { labelSelectorOperators, matchLabelSelector, type LabelSelector } from '../../../api/label-selector.ts';
-import { defaultPodSpec, validatePodSpec } from './pod-spec.ts';
+import { defaultPodTemplate } from './pod-defaults.ts';
+import { validatePodSpec } from './pod-spec.ts';
 
 export function validateLabelSelector(selector: unknown, path: string): FieldError[] {
   if (selector === undefined || selector === null) return [fieldError.required(path)];
@@ -68,7 +69,7 @@ function selectorImmutable(obj: KubeObject, old: KubeObject): FieldError[] {
 }
 
 function defaultTemplate(obj: KubeObject): void {
-  if (obj.spec?.template && typeof obj.spec.template === 'object') defaultPodSpec(obj.spec.template.spec);
+  defaultPodTemplate(obj.spec?.template);
 }
 
 /**
@@ -98,7 +99,8 @@ function defaultReplicaSet(obj: KubeObject): void {
 function defaultDaemonSet(obj: KubeObject): void {
   if (!obj.spec || typeof obj.spec !== 'object') return;
   obj.spec.revisionHistoryLimit ??= 10;
-  obj.spec.updateStrategy ??= { type: 'RollingUpdate' };
+  obj.spec.updateStrategy ??= {};
+  if (obj.spec.updateStrategy && typeof obj.spec.updateStrategy === 'object') obj.spec.updateStrategy.type ||= 'RollingUpdate';
   if (obj.spec.updateStrategy && typeof obj.spec.updateStrategy === 'object' && obj.spec.updateStrategy.type === 'RollingUpdate') {
     obj.spec.updateStrategy.rollingUpdate = { maxUnavailable: 1, maxSurge: 0, ...(obj.spec.updateStrategy.rollingUpdate ?? {}) };
   }

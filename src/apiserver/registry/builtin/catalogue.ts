@@ -5,7 +5,7 @@
 import type { FieldAccessor, ResourceDefinition, Strategy, Subresources } from '../resource.ts';
 import { daemonSetStrategy, deploymentStrategy, pdbStrategy, replicaSetStrategy } from './apps-strategies.ts';
 import { cronJobStrategy, jobStrategy } from './batch-strategies.ts';
-import { configMapStrategy, eventStrategy, namespaceStrategy, nodeStrategy, plainStrategy, podStrategy, secretStrategy, serviceStrategy } from './core-strategies.ts';
+import { configMapStrategy, endpointsStrategy, eventStrategy, namespaceStrategy, nodeStrategy, plainStrategy, podStrategy, secretStrategy, serviceStrategy } from './core-strategies.ts';
 import { crdStrategy } from './crd-strategy.ts';
 import { clusterRoleBindingStrategy, clusterRoleStrategy, roleBindingStrategy, roleStrategyNamespaced } from './rbac-strategies.ts';
 import { coreEventToEventsV1, eventsV1ToCoreEvent } from './event-conversion.ts';
@@ -63,7 +63,7 @@ export function builtinResources(): ResourceDefinition[] {
     builtin({ resource: 'configmaps', kind: 'ConfigMap', namespaced: true, shortNames: ['cm'], strategy: configMapStrategy }),
     builtin({ resource: 'secrets', kind: 'Secret', namespaced: true, strategy: secretStrategy, fieldAccessors: secretFieldAccessors }),
     builtin({ resource: 'services', kind: 'Service', namespaced: true, shortNames: ['svc'], categories: ['all'], subresources: { status: true }, strategy: serviceStrategy }),
-    builtin({ resource: 'endpoints', kind: 'Endpoints', namespaced: true, shortNames: ['ep'], strategy: plainStrategy }),
+    builtin({ resource: 'endpoints', kind: 'Endpoints', namespaced: true, shortNames: ['ep'], strategy: endpointsStrategy }),
     builtin({ resource: 'events', kind: 'Event', namespaced: true, shortNames: ['ev'], strategy: eventStrategy, fieldAccessors: eventFieldAccessors }),
     builtin({ resource: 'serviceaccounts', kind: 'ServiceAccount', namespaced: true, shortNames: ['sa'], subresources: { token: true }, strategy: plainStrategy }),
     builtin({ group: 'apps', resource: 'deployments', kind: 'Deployment', namespaced: true, shortNames: ['deploy'], categories: ['all'], subresources: { status: true, scale: replicasScale }, strategy: deploymentStrategy }),

@@ -2,18 +2,20 @@
 import { isDeepStrictEqual } from 'node:util';
 import { childPath, fieldError, type FieldError } from '../../../api/field-errors.ts';
 import type { KubeObject, Strategy } from '../resource.ts';
-import { addDefaultTolerations, defaultPodSpec, podSpecUpdateErrors, validatePodSpec } from './pod-spec.ts';
+import { admitPod, defaultPod, keepAdmittedFields } from './pod-defaults.ts';
+import { podSpecUpdateErrors, validatePodSpec } from './pod-spec.ts';
 
 export const podStrategy: Strategy = {
   allowUnconditionalUpdate: true,
   prepareForCreate(obj) {
-    defaultPodSpec(obj.spec);
-    if (obj.spec && typeof obj.spec === 'object') addDefaultTolerations(obj.spec);
+    defaultPod(obj.spec);
+    admitPod(obj.spec);
     obj.status = { phase: 'Pending', qosClass: qosClass(obj.spec) };
   },
   validate: (obj) => validatePodSpec(obj.spec, 'spec'),
   prepareForUpdate(obj, old) {
-    defaultPodSpec(obj.spec);
+    defaultPod(obj.spec);
+    keepAdmittedFields(obj.spec, old.spec);
     obj.status = old.status;
   },
   validateUpdate: (obj, old) => [...validatePodSpec(obj.spec, 'spec'), ...podSpecUpdateErrors(obj.spec, old.spec)],
@@ -189,36 +191,41 @@ function validateService(obj: KubeObject): FieldError[] {
   return errs;
 }
 
+/** kube's SetDefaults_Service. */
+function defaultService(obj: KubeObject): void {
+  obj.spec ??= {};
+  const spec = obj.spec;
+  if (typeof spec !== 'object' || spec === null || Array.isArray(spec)) return;
+  spec.type ||= 'ClusterIP';
+  spec.sessionAffinity ||= 'None';
+  if (spec.sessionAffinity === 'None') delete spec.sessionAffinityConfig;
+  if (spec.sessionAffinity === 'ClientIP' && typeof spec.sessionAffinityConfig?.clientIP?.timeoutSeconds !== 'number') {
+    spec.sessionAffinityConfig = { clientIP: { timeoutSeconds: 10800 } };
+  }
+  if (Array.isArray(spec.ports))
+    for (const p of spec.ports) {
+      if (!p || typeof p !== 'object') continue;
+      p.protocol ||= 'TCP';
+      if (p.targetPort === undefined || p.targetPort === 0 || p.targetPort === '') p.targetPort = p.port;
+    }
+  const externallyAccessible = spec.type === 'LoadBalancer' || spec.type === 'NodePort' || (spec.type === 'ClusterIP' && Array.isArray(spec.externalIPs) && spec.externalIPs.length > 0);
+  if (externallyAccessible) spec.externalTrafficPolicy ||= 'Cluster';
+  if (['ClusterIP', 'NodePort', 'LoadBalancer'].includes(spec.type)) spec.internalTrafficPolicy ??= 'Cluster';
+  if (spec.type === 'LoadBalancer') spec.allocateLoadBalancerNodePorts ??= true;
+}
+
 export const serviceStrategy: Strategy = {
   nameRule: 'label1035',
   allowUnconditionalUpdate: true,
   prepareForCreate(obj) {
-    obj.spec ??= {};
-    obj.spec.type ??= 'ClusterIP';
-    obj.spec.sessionAffinity ??= 'None';
-    obj.spec.internalTrafficPolicy ??= 'Cluster';
-    if (Array.isArray(obj.spec.ports))
-      for (const p of obj.spec.ports) {
-        if (!p || typeof p !== 'object') continue;
-        p.protocol ??= 'TCP';
-        p.targetPort ??= p.port;
-      }
+    defaultService(obj);
     obj.status = { loadBalancer: {} };
   },
   prepareForUpdate(obj, old) {
     obj.status = old.status;
-    obj.spec ??= {};
-    obj.spec.type ??= 'ClusterIP';
-    obj.spec.sessionAffinity ??= 'None';
-    obj.spec.internalTrafficPolicy ??= 'Cluster';
+    defaultService(obj);
     obj.spec.clusterIP ??= old.spec?.clusterIP;
     obj.spec.clusterIPs ??= old.spec?.clusterIPs;
-    if (Array.isArray(obj.spec.ports))
-      for (const p of obj.spec.ports) {
-        if (!p || typeof p !== 'object') continue;
-        p.protocol ??= 'TCP';
-        p.targetPort ??= p.port;
-      }
   },
   validate: validateService,
   validateUpdate(obj, old) {
@@ -231,6 +238,14 @@ export const serviceStrategy: Strategy = {
 };
 
 export const plainStrategy: Strategy = { allowUnconditionalUpdate: true };
+
+/** kube's SetDefaults_Endpoints: a port's protocol is TCP unless it says otherwise. */
+function defaultEndpoints(obj: KubeObject): void {
+  if (!Array.isArray(obj.subsets)) return;
+  for (const subset of obj.subsets) if (Array.isArray(subset?.ports)) for (const p of subset.ports) if (p && typeof p === 'object') p.protocol ||= 'TCP';
+}
+
+export const endpointsStrategy: Strategy = { allowUnconditionalUpdate: true, prepareForCreate: defaultEndpoints, prepareForUpdate: defaultEndpoints };
 
 export const eventStrategy: Strategy = {
   allowUnconditionalUpdate: true,

@@ -1,12 +1,15 @@
 /**
- * Defaults and validation of a PodSpec, shared by pods and by the pod templates of
- * deployments, replicasets and daemonsets, so a bad container is reported with its full path
- * (`spec.template.spec.containers[0].image`) wherever it appears.
+ * Validation of a PodSpec, shared by pods and by the pod templates of deployments, replicasets,
+ * daemonsets, jobs and cronjobs, so a bad container is reported with its full path
+ * (`spec.template.spec.containers[0].image`) wherever it appears. Defaults are in pod-defaults.ts.
  */
 import { isDeepStrictEqual } from 'node:util';
 import { childPath, fieldError, type FieldError } from '../../../api/field-errors.ts';
 import { isDns1123Label, isDns1123Subdomain } from '../../../api/names.ts';
 import type { KubeObject } from '../resource.ts';
+
+// Where the Job and CronJob strategies import the template defaults from.
+export { defaultPodSpec, defaultPodTemplate } from './pod-defaults.ts';
 
 const restartPolicies = ['Always', 'OnFailure', 'Never'];
 const pullPolicies = ['Always', 'IfNotPresent', 'Never'];
@@ -14,48 +17,6 @@ const protocols = ['TCP', 'UDP', 'SCTP'];
 const dnsPolicies = ['ClusterFirstWithHostNet', 'ClusterFirst', 'Default', 'None'];
 const tolerationOps = ['Exists', 'Equal'];
 const taintEffects = ['NoSchedule', 'PreferNoSchedule', 'NoExecute'];
-
-function defaultPullPolicy(image: unknown): string {
-  if (typeof image !== 'string') return 'IfNotPresent';
-  const afterSlash = image.slice(image.lastIndexOf('/') + 1);
-  if (image.includes('@')) return 'IfNotPresent';
-  const tag = afterSlash.includes(':') ? afterSlash.slice(afterSlash.indexOf(':') + 1) : 'latest';
-  return tag === 'latest' ? 'Always' : 'IfNotPresent';
-}
-
-function defaultContainer(c: KubeObject): void {
-  if (typeof c !== 'object' || c === null) return;
-  c.imagePullPolicy ??= defaultPullPolicy(c.image);
-  c.terminationMessagePath ??= '/dev/termination-log';
-  c.terminationMessagePolicy ??= 'File';
-  c.resources ??= {};
-  if (Array.isArray(c.ports)) for (const p of c.ports) if (p && typeof p === 'object') p.protocol ??= 'TCP';
-}
-
-export function defaultPodSpec(spec: KubeObject | undefined): void {
-  if (typeof spec !== 'object' || spec === null) return;
-  spec.restartPolicy ??= 'Always';
-  spec.terminationGracePeriodSeconds ??= 30;
-  spec.dnsPolicy ??= 'ClusterFirst';
-  spec.schedulerName ??= 'default-scheduler';
-  spec.securityContext ??= {};
-  spec.enableServiceLinks ??= true;
-  if (spec.serviceAccountName === undefined && spec.serviceAccount !== undefined) spec.serviceAccountName = spec.serviceAccount;
-  spec.serviceAccountName ??= 'default';
-  spec.serviceAccount ??= spec.serviceAccountName;
-  for (const list of [spec.containers, spec.initContainers]) if (Array.isArray(list)) list.forEach(defaultContainer);
-}
-
-/** The DefaultTolerationSeconds admission plugin: tolerate not-ready/unreachable for 300 s. */
-export function addDefaultTolerations(spec: KubeObject): void {
-  if (typeof spec !== 'object' || spec === null) return;
-  const tolerations: KubeObject[] = Array.isArray(spec.tolerations) ? spec.tolerations : [];
-  for (const key of ['node.kubernetes.io/not-ready', 'node.kubernetes.io/unreachable']) {
-    const has = tolerations.some((t) => t && (t.key === key || (t.operator === 'Exists' && !t.key)) && (!t.effect || t.effect === 'NoExecute'));
-    if (!has) tolerations.push({ key, operator: 'Exists', effect: 'NoExecute', tolerationSeconds: 300 });
-  }
-  spec.tolerations = tolerations;
-}
 
 function validateContainer(c: KubeObject, path: string, names: Set<string>): FieldError[] {
   const errs: FieldError[] = [];
