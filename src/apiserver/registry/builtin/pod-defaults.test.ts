@@ -68,7 +68,7 @@ describe('pod defaults', () => {
   });
 
   it('gives a Pod SetDefaults_Pod and the create-time admission defaults', () => {
-    const s = { ...spec(), hostNetwork: true };
+    const s: KubeObject = { ...spec(), hostNetwork: true };
     defaultPod(s);
     admitPod(s);
     assert.deepEqual(s.containers[0].resources.requests, { cpu: '100m', memory: '128Mi' }, 'requests default to limits, a set request is kept');
