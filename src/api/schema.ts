@@ -42,7 +42,7 @@ export interface JSONSchemaProps {
   'x-kubernetes-list-type'?: 'atomic' | 'set' | 'map';
   'x-kubernetes-list-map-keys'?: string[];
   'x-kubernetes-map-type'?: 'granular' | 'atomic';
-  'x-kubernetes-validations'?: Array<{ rule: string; message?: string; messageExpression?: string; reason?: string; fieldPath?: string }>;
+  'x-kubernetes-validations'?: Array<{ rule: string; message?: string; messageExpression?: string; reason?: string; fieldPath?: string; optionalOldSelf?: boolean }>;
   'x-kubernetes-patch-merge-key'?: string;
   'x-kubernetes-patch-strategy'?: string;
   'x-kubernetes-group-version-kind'?: Array<{ group: string; version: string; kind: string }>;

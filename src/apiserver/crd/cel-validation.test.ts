@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { ClusterVersion, configCRDs, FeatureGate, Image, Infrastructure } from '../../api/config/index.ts';
 import type { JSONSchemaProps } from '../../api/schema.ts';
-import { newBudget } from './cel-library.ts';
+import { newBudget } from './cel/compile.ts';
 import { validateCelRules } from './cel-validation.ts';
 import { validateCustomResourceDefinition } from './crd-validation.ts';
 import type { CustomResourceDefinition } from './types.ts';

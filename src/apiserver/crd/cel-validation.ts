@@ -4,7 +4,8 @@
  * (never a null or absent one); a rule that reads `oldSelf` is a transition rule and runs only
  * on an update where the node's old value can be found: through object properties and map
  * keys (unless the map is atomic) and through the keys of `x-kubernetes-list-type: map` lists,
- * not through other lists. A failure is a field error at the node (plus the rule's
+ * not through other lists. A rule with `optionalOldSelf: true` runs also where there is no old
+ * value (on create, too), with `oldSelf` an optional: `optional.none()` there, else the value. A failure is a field error at the node (plus the rule's
  * `fieldPath`) carrying the rule's message, its `messageExpression`'s result, or
  * `failed rule: <rule>`, typed by its `reason`. As with Kubernetes' validation ratcheting, a
  * failing rule that does not read `oldSelf` on a value the update left unchanged is only a
@@ -14,9 +15,10 @@
  * objects) and the compiled tree keeps only the branches that hold rules.
  */
 import { isDeepStrictEqual } from 'node:util';
+import { Optional } from '@marcbachmann/cel-js';
 import { fieldError, type FieldError, type FieldErrorType } from '../../api/field-errors.ts';
 import type { JSONSchemaProps } from '../../api/schema.ts';
-import { type CelBudget, compileExpression, type CompileResult, evaluateExpression, newBudget } from './cel-library.ts';
+import { type CelBudget, compileExpression, type CompileResult, evaluateExpression, newBudget } from './cel/compile.ts';
 import { CelValueConverter } from './cel-values.ts';
 import { child, key } from './field-path.ts';
 
@@ -197,8 +199,9 @@ class Pass {
         continue;
       }
       const expr = r.compiled.expression;
-      if (expr.usesOldSelf && old === undefined) continue;
-      const vars = { self, oldSelf };
+      const optionalOld = expr.usesOldSelf && r.rule.optionalOldSelf === true;
+      if (expr.usesOldSelf && old === undefined && !optionalOld) continue;
+      const vars = { self, oldSelf: optionalOld ? (old === undefined ? Optional.none() : Optional.of(oldSelf)) : oldSelf };
       const result = evaluateExpression(expr, vars, this.budget);
       if (result.kind === 'exceeded') {
         this.stopped = true;

@@ -250,10 +250,48 @@ const schemaCases: Array<{ name: string; mutate: (c: Any) => void; want: string[
   {
     name: 'CEL transition rules only where an old value can be found',
     mutate: (c) => {
-      specOf(c).properties.tags = { type: 'array', items: { type: 'string', 'x-kubernetes-validations': [{ rule: 'self == oldSelf' }] } };
+      specOf(c).properties.tags = { type: 'array', maxItems: 16, items: { type: 'string', maxLength: 64, 'x-kubernetes-validations': [{ rule: 'self == oldSelf' }] } };
       specOf(c).properties.ports = { type: 'array', 'x-kubernetes-list-type': 'map', 'x-kubernetes-list-map-keys': ['name'], items: { type: 'object', required: ['name'], properties: { name: { type: 'string' } }, 'x-kubernetes-validations': [{ rule: 'self == oldSelf' }] } };
     },
-    want: [`${specProps}[tags].items.x-kubernetes-validations[0].rule: Invalid value: {"rule":"self == oldSelf"}: oldSelf cannot be used on the uncorrelatable portion of the schema within ${specProps}[tags].items`],
+    want: [`${specProps}[tags].items.x-kubernetes-validations[0].rule: Invalid value: "self == oldSelf": oldSelf cannot be used on the uncorrelatable portion of the schema within ${specProps}[tags].items`],
+  },
+  {
+    name: 'CEL optionalOldSelf only on rules that read oldSelf',
+    mutate: (c) => (specOf(c)['x-kubernetes-validations'] = [{ rule: 'self.replicas >= 0', optionalOldSelf: true }, { rule: '!oldSelf.hasValue() || self.replicas >= oldSelf.value().replicas', optionalOldSelf: true }]),
+    want: [`${root}.properties[spec].x-kubernetes-validations[0].optionalOldSelf: Invalid value: true: may not be set if oldSelf is not used in rule`],
+  },
+  {
+    name: 'CEL rules whose estimated cost is over the limit, alone and together',
+    mutate: (c) => {
+      // Each check of an unbounded string costs 3 MiB / 10; over an unbounded list that is far over 10^7.
+      specOf(c).properties.tags = { type: 'array', items: { type: 'string' } };
+      specOf(c)['x-kubernetes-validations'] = [{ rule: "self.tags.all(t, t.contains('x'))" }, { rule: 'size(self.tags) < 10' }];
+    },
+    want: [
+      `${root}.properties[spec].x-kubernetes-validations[0].rule: Forbidden: estimated rule cost exceeds budget by factor of more than 100x (try simplifying the rule, or adding maxItems, maxProperties, and maxLength where arrays, maps, and strings are declared)`,
+      `${root}.properties[spec].x-kubernetes-validations[0].rule: Forbidden: contributed to estimated rule cost total exceeding cost limit for entire OpenAPIv3 schema`,
+      `${root}: Forbidden: x-kubernetes-validations estimated rule cost total for entire OpenAPIv3 schema exceeds budget by factor of more than 100x (try simplifying the rule, or adding maxItems, maxProperties, and maxLength where arrays, maps, and strings are declared)`,
+    ],
+  },
+  {
+    name: 'CEL rules within the cost limits once lists and strings are bounded',
+    mutate: (c) => {
+      specOf(c).properties.tags = { type: 'array', maxItems: 100, items: { type: 'string', maxLength: 64 } };
+      specOf(c)['x-kubernetes-validations'] = [{ rule: "self.tags.all(t, t.contains('x'))" }];
+    },
+    want: [],
+  },
+  {
+    name: 'CEL rule cost counts how often the rule runs: rules on items of unbounded lists',
+    mutate: (c) => {
+      specOf(c).properties.tags = { type: 'array', items: { type: 'string', maxLength: 4000, 'x-kubernetes-validations': [{ rule: "self.matches('^[a-z]+$')" }] } };
+    },
+    want: [
+      `${specProps}[tags].items.x-kubernetes-validations[0].rule: Forbidden: estimated rule cost exceeds budget by factor of more than 100x (try simplifying the rule, or adding maxItems, maxProperties, and maxLength where arrays, maps, and strings are declared)`,
+      `${specProps}[tags].items.x-kubernetes-validations[0].rule: Forbidden: contributed to estimated rule cost total exceeding cost limit for entire OpenAPIv3 schema`,
+      // (4 bytes × 4000 + 1) / 10 for the string, times 8 / 4 for the pattern, plus 1 for self: 3203, run up to 3 MiB / 3 times.
+      `${root}: Forbidden: x-kubernetes-validations estimated rule cost total for entire OpenAPIv3 schema exceeds budget by factor of 33.6x (try simplifying the rule, or adding maxItems, maxProperties, and maxLength where arrays, maps, and strings are declared)`,
+    ],
   },
   { name: 'CEL reasons', mutate: (c) => (specOf(c)['x-kubernetes-validations'] = [{ rule: 'true', reason: 'Nope' }]), want: [`${root}.properties[spec].x-kubernetes-validations[0].reason: Unsupported value: "Nope": supported values: "FieldValueDuplicate", "FieldValueForbidden", "FieldValueInvalid", "FieldValueRequired"`] },
   // status subresource root restrictions

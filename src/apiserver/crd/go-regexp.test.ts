@@ -16,6 +16,7 @@ describe('compileGoRegExp', () => {
     { pattern: '^\\p{Greek}+$', yes: ['αβ'], no: ['ab'] },
     { pattern: '^[]a]+$', yes: [']a'], no: ['b'] },
     { pattern: '^\\x{41}$', yes: ['A'], no: ['B'] },
+    { pattern: '^(?i)(x-[^][ ]+|text)/[a-z]+$', yes: ['TEXT/html', 'x-ab/c'], no: ['x-a[b/c', 'x-a]b/c', 'x-a b/c'] },
   ];
   for (const c of matches) {
     it(c.pattern, () => {

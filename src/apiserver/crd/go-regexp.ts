@@ -36,13 +36,14 @@ export class GoRegExpError extends Error {}
 export function translateGoRegExp(pattern: string): { source: string; flags: string } {
   let flags = 'u';
   let rest = pattern;
-  const leading = /^\(\?([imsU]+)\)/.exec(rest);
+  // Flags that apply to the whole pattern: at its start, or right after a leading `^` (`^(?i)...`).
+  const leading = /^(\^?)\(\?([imsU]+)\)/.exec(rest);
   if (leading) {
-    for (const f of leading[1]!) {
+    for (const f of leading[2]!) {
       if (f === 'U') throw new GoRegExpError('error parsing regexp: ungreedy flag (?U) is not supported here');
       if (!flags.includes(f)) flags += f;
     }
-    rest = rest.slice(leading[0].length);
+    rest = leading[1] + rest.slice(leading[0].length);
   }
   let out = '';
   let inClass = false;

@@ -5,13 +5,15 @@
  * (unsupported keywords, `uniqueItems`, `properties` with `additionalProperties`, defaults in
  * metadata, list/map types and their keys, the shape of `x-kubernetes-validations`), and the
  * root restrictions that a status subresource brings. CEL rules and messageExpressions must
- * compile, and transition rules (those reading `oldSelf`) must sit where an old value can be
- * found, not below the items of a list that is not `x-kubernetes-list-type: map`.
+ * compile, transition rules (those reading `oldSelf`) must sit where an old value can be
+ * found, not below the items of a list that is not `x-kubernetes-list-type: map`, and the
+ * rules' estimated costs must stay within Kubernetes' limits (cel-cost.ts).
  */
 import { isDeepStrictEqual } from 'node:util';
 import { fieldError, type FieldError } from '../../api/field-errors.ts';
 import type { JSONSchemaProps } from '../../api/schema.ts';
-import { compileExpression } from './cel-library.ts';
+import { compileExpression } from './cel/compile.ts';
+import { childCardinality, costErrorMessage, messageExpressionCost, ruleCost, staticEstimatedCostLimit, TotalCost } from './cel-cost.ts';
 import { validateEmbeddedResources } from './embedded.ts';
 import { child, index, key } from './field-path.ts';
 import { pruneValue } from './prune.ts';
@@ -37,6 +39,10 @@ interface SchemaContext {
   readonly insideResourceMeta: boolean;
   /** Set below the items of a list that is not a map list: where CEL's `oldSelf` cannot be followed. */
   readonly uncorrelatable?: string;
+  /** How many times the node can occur in one object; undefined when unbounded. */
+  readonly cardinality: number | undefined;
+  /** The estimated cost of the version's rules so far. */
+  readonly costs: TotalCost;
 }
 
 function asSchema(v: unknown): RawSchema | undefined {
@@ -156,7 +162,7 @@ function fieldPathValid(s: RawSchema, fieldPath: string): boolean {
   return cur !== undefined && segs.length > 0;
 }
 
-function celRules(s: RawSchema, path: string, ctx: SchemaContext, errs: FieldError[]): void {
+function celRules(s: RawSchema, path: string, ctx: SchemaContext, isResourceRoot: boolean, errs: FieldError[]): void {
   const rules = s['x-kubernetes-validations'];
   if (!Array.isArray(rules)) return;
   rules.forEach((r, i) => {
@@ -178,13 +184,25 @@ function celRules(s: RawSchema, path: string, ctx: SchemaContext, errs: FieldErr
     if (rule !== '') {
       const compiled = compileExpression(rule, 'rule');
       if (!compiled.ok) errs.push(fieldError.invalid(child(p, 'rule'), r, compiled.error));
-      else if (compiled.expression.usesOldSelf && ctx.uncorrelatable) {
-        errs.push(fieldError.invalid(child(p, 'rule'), r, `oldSelf cannot be used on the uncorrelatable portion of the schema within ${ctx.uncorrelatable}`));
+      else {
+        const cost = ruleCost(compiled.expression, s, isResourceRoot, ctx.cardinality);
+        if (cost > staticEstimatedCostLimit) errs.push(fieldError.forbidden(child(p, 'rule'), costErrorMessage('estimated rule cost', cost, staticEstimatedCostLimit)));
+        ctx.costs.observe(child(p, 'rule'), cost);
+        if (compiled.expression.usesOldSelf && ctx.uncorrelatable) {
+          errs.push(fieldError.invalid(child(p, 'rule'), rule, `oldSelf cannot be used on the uncorrelatable portion of the schema within ${ctx.uncorrelatable}`));
+        } else if (!compiled.expression.usesOldSelf && r?.optionalOldSelf !== undefined) {
+          errs.push(fieldError.invalid(child(p, 'optionalOldSelf'), r.optionalOldSelf, 'may not be set if oldSelf is not used in rule'));
+        }
       }
     }
     if (msgExpr.trim() !== '') {
       const compiled = compileExpression(msgExpr, 'message');
       if (!compiled.ok) errs.push(fieldError.invalid(child(p, 'messageExpression'), r, compiled.error));
+      else {
+        const cost = messageExpressionCost(compiled.expression, s, isResourceRoot);
+        if (cost > staticEstimatedCostLimit) errs.push(fieldError.forbidden(child(p, 'messageExpression'), costErrorMessage('estimated messageExpression cost', cost, staticEstimatedCostLimit)));
+        ctx.costs.observe(child(p, 'messageExpression'), cost);
+      }
     }
   });
 }
@@ -200,11 +218,11 @@ function openapi(s: RawSchema | undefined, path: string, ctx: SchemaContext, isR
       errs.push(fieldError.forbidden(child(path, 'additionalProperties'), 'additionalProperties and properties are mutual exclusive'));
     }
     // Pruning cannot tell what a default inside metadata's additionalProperties applies to.
-    const sub = ctx.insideResourceMeta ? { ...ctx, allowDefaults: false, disallowDefaultsReason: 'inside additionalProperties applying to object metadata' } : ctx;
-    openapi(asSchema(s.additionalProperties), child(path, 'additionalProperties'), sub, false, errs);
+    const meta = ctx.insideResourceMeta ? { allowDefaults: false, disallowDefaultsReason: 'inside additionalProperties applying to object metadata' } : {};
+    openapi(asSchema(s.additionalProperties), child(path, 'additionalProperties'), { ...ctx, ...meta, cardinality: childCardinality(ctx.cardinality, s) }, false, errs);
   }
   for (const [k, p] of Object.entries(s.properties ?? {})) {
-    let sub = ctx;
+    let sub: SchemaContext = { ...ctx, cardinality: childCardinality(ctx.cardinality, s) };
     if ((isRoot || s['x-kubernetes-embedded-resource']) && metaFields.has(k)) {
       sub = { ...sub, insideResourceMeta: true };
       if (isRoot) sub = { ...sub, allowDefaults: false, disallowDefaultsReason: `in top-level ${k}` };
@@ -216,13 +234,13 @@ function openapi(s: RawSchema | undefined, path: string, ctx: SchemaContext, isR
     const list = s[j];
     if (Array.isArray(list)) list.forEach((b, i) => openapi(asSchema(b), index(child(path, j), i), ctx, false, errs));
   }
-  const itemsCtx = s['x-kubernetes-list-type'] === 'map' || ctx.uncorrelatable ? ctx : { ...ctx, uncorrelatable: child(path, 'items') };
+  const itemsCtx = { ...ctx, cardinality: childCardinality(ctx.cardinality, s), ...(s['x-kubernetes-list-type'] === 'map' || ctx.uncorrelatable ? {} : { uncorrelatable: child(path, 'items') }) };
   openapi(asSchema(s.items), child(path, 'items'), itemsCtx, false, errs);
   if (s['x-kubernetes-preserve-unknown-fields'] === false) {
     errs.push(fieldError.invalid(child(path, 'x-kubernetes-preserve-unknown-fields'), false, 'must be true or undefined'));
   }
   listAndMapTypes(s, path, errs);
-  celRules(s, path, ctx, errs);
+  celRules(s, path, ctx, isRoot || s['x-kubernetes-embedded-resource'] === true, errs);
 }
 
 /**
@@ -287,6 +305,8 @@ export function validateVersionSchema(schema: JSONSchemaProps, path: string, opt
     // The root is a resource: its apiVersion, kind and metadata survive pruning of a default.
     defaults({ ...s, 'x-kubernetes-embedded-resource': true }, root, false, errs);
   }
-  openapi(s, root, { allowDefaults: true, insideResourceMeta: false }, true, errs);
+  const costs = new TotalCost();
+  openapi(s, root, { allowDefaults: true, insideResourceMeta: false, cardinality: 1, costs }, true, errs);
+  errs.push(...costs.errors(root));
   return errs;
 }

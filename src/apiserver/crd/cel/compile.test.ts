@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { compileExpression, evaluateExpression, newBudget, perCallCostLimit, type EvalResult } from './cel-library.ts';
+import { compileExpression, evaluateExpression, newBudget, perCallCostLimit, type EvalResult } from './compile.ts';
 
 function run(rule: string, self: unknown = {}, oldSelf: unknown = null): EvalResult {
   const c = compileExpression(rule, 'rule');
@@ -32,7 +32,7 @@ describe('CEL library', () => {
     ["self.l.all(x, x.matches('^[a-z]+$'))", { l: ['a', 'b'] }],
     ["self.s.find('[0-9]+') == '12' && self.s.findAll('[0-9]+') == ['12', '34'] && self.s.findAll('[0-9]+', 1) == ['12']", { s: 'ab12c34' }],
     // Kubernetes' string and list extensions.
-    ["self.s.charAt(1) == 'b' && self.s.replace('b', 'x') == 'axc' && self.s.reverse() == 'cba'", { s: 'abc' }],
+    ["self.s.charAt(1) == 'b' && self.s.replace('b', 'x') == 'axc'", { s: 'abc' }],
     ["'aaa'.replace('a', 'b', 2) == 'bba'", {}],
     ['self.l.isSorted() && !self.u.isSorted()', { l: [1n, 2n, 3n], u: [2n, 1n] }],
     ["['a', 'b'].isSorted()", {}],
@@ -58,6 +58,20 @@ describe('CEL library', () => {
     assert.equal(bad.kind, 'error');
     assert.match((bad as { message: string }).message, /invalid regular expression/);
     assert.match(JSON.stringify(run('[].min() == 1')), /min called on empty list/);
+  });
+
+  it('refuses functions Kubernetes 1.32 does not have (string reverse, cel-go list extensions)', () => {
+    for (const rule of ["'abc'.reverse() == 'cba'", '[[1], [2]].flatten() == [1, 2]', '[1, 1].distinct() == [1]', '[2, 1].sort() == [1, 2]', '[1, 2].slice(0, 1) == [1]', 'lists.range(2) == [0, 1]']) {
+      const c = compileExpression(rule, 'rule');
+      assert.equal(c.ok, false, rule);
+    }
+  });
+
+  it('names overridden functions as the rule wrote them in errors', () => {
+    const c = compileExpression("'abc'.indexOf(1) == 0", 'rule');
+    assert.equal(c.ok, false);
+    assert.match((c as { error: string }).error, /'string\.indexOf\(int\)'/);
+    assert.deepEqual(run("self.s.substring(5) == ''", { s: 'abc' }), { kind: 'error', message: 'index out of range: 5' });
   });
 
   it('refuses rules that do not compile, with the position', () => {
