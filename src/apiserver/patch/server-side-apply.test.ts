@@ -299,3 +299,51 @@ describe('applyServerSide', () => {
     }
   });
 });
+
+describe('server-side apply over client-side apply (kubectl apply --server-side after kubectl apply)', () => {
+  const annotation = 'kubectl.kubernetes.io/last-applied-configuration';
+  /** What `kubectl apply` (client-side) leaves: the annotation, and its fields owned by kubectl-client-side-apply. */
+  function clientSideApplied(cfg: KubeObject): KubeObject {
+    const lastApplied = `${JSON.stringify(cfg)}\n`;
+    const obj = structuredClone(cfg);
+    obj.metadata.annotations = { ...(obj.metadata.annotations ?? {}), [annotation]: lastApplied };
+    return stored(update(undefined, obj, 'kubectl-client-side-apply', t0));
+  }
+  const ssa = (live: KubeObject, applied: KubeObject, manager = 'kubectl') =>
+    applyServerSide({ live, applied, manager, force: false, apiVersion: 'apps/v1', schema: deploymentSchema, resolve, now: t1 }).object;
+
+  it('lets kubectl take over the fields the annotation recorded, and rewrites the annotation to what it applied', () => {
+    const live = clientSideApplied(config());
+    const next = config({ replicas: 5, template: { metadata: { labels: { app: 'web' } }, spec: { containers: [{ name: 'nginx', image: 'nginx:2', ports: [{ containerPort: 80 }] }] } } });
+    const out = ssa(live, next);
+    assert.equal(out.spec.replicas, 5);
+    assert.equal(out.spec.template.spec.containers[0].image, 'nginx:2');
+    assert.ok(ownsReplicas(out, 'kubectl'), 'kubectl owns what it took over');
+    assert.ok(!ownsReplicas(out, 'kubectl-client-side-apply'));
+    const recorded = JSON.parse(out.metadata.annotations[annotation]);
+    assert.deepEqual(recorded, next, 'the annotation is the configuration just applied');
+    assert.ok(out.metadata.annotations[annotation].endsWith('}\n'));
+    assert.ok(out.metadata.annotations[annotation].startsWith('{"apiVersion":"apps/v1","kind":"Deployment","metadata":'), 'keys in Go\'s order');
+  });
+
+  it('still conflicts over a field changed since the last client-side apply, naming only that one', () => {
+    const live = clientSideApplied(config());
+    // Someone scaled it by hand since: replicas no longer holds what the annotation recorded.
+    live.spec.replicas = 3;
+    const err = conflict(() => ssa(live, config({ replicas: 5, template: { metadata: { labels: { app: 'web' } }, spec: { containers: [{ name: 'nginx', image: 'nginx:2', ports: [{ containerPort: 80 }] }] } } })));
+    assert.deepEqual(err.details?.causes?.map((c) => c.field), ['.spec.replicas']);
+  });
+
+  it('is only for the manager kubectl: another manager conflicts and leaves the annotation alone', () => {
+    const live = clientSideApplied(config());
+    const before = live.metadata.annotations[annotation];
+    conflict(() => ssa(live, config({ replicas: 5 }), 'my-tool'));
+    const same = ssa(live, partial(undefined, { labels: { extra: 'x' } }), 'my-tool');
+    assert.equal(same.metadata.annotations[annotation], before);
+  });
+
+  it('without the annotation, kubectl conflicts as any manager does', () => {
+    const live = stored(update(undefined, config(), 'kubectl-client-side-apply', t0));
+    conflict(() => ssa(live, config({ replicas: 5 })));
+  });
+});

@@ -9,7 +9,10 @@
  * .spec.replicas`), unless `force` is set, in which case the applier takes the field over.
  *
  * The first apply to an object that has no managedFields attributes its existing fields to
- * `before-first-apply`, so that apply conflicts with them rather than silently taking them.
+ * `before-first-apply`, so that apply conflicts with them rather than silently taking them. An
+ * apply by `kubectl` over an object last applied client-side takes over, without a conflict,
+ * the fields its last-applied annotation recorded, and keeps that annotation current
+ * (last-applied.ts).
  */
 import { noRefs, type JSONSchemaProps, type SchemaResolver } from '../../api/schema.ts';
 import { ApiError, errors, type StatusCause } from '../errors.ts';
@@ -35,6 +38,7 @@ import {
   type Managers,
   type ResetFields,
 } from './managed-fields.ts';
+import { fieldsFromLastApplied, keepLastAppliedCurrent, lastAppliedUpgradeManager } from './last-applied.ts';
 import { checkAppliedLists, compareObjects, ensureNamedFieldsAreMembers, fieldSetOf } from './object-fields.ts';
 import { rootSchema, type Schema } from './schema-nav.ts';
 
@@ -126,6 +130,26 @@ function attachManagedFields(obj: KubeObject, managedFields: ManagedFieldsEntry[
 
 /** Applies `applied` for `manager`; throws a 409 on conflicts (unless `force`) and a 400 on a malformed configuration. */
 export function applyServerSide(opts: ApplyOptions): ApplyResult {
+  const first = applyOnce(opts);
+  if (!('conflicts' in first)) return withLastAppliedCurrent(first, opts);
+  // kube's lastAppliedManager: conflicts over fields the last client-side apply recorded are no conflicts for `kubectl`.
+  const resolve = opts.resolve ?? noRefs;
+  const allowed = opts.manager === lastAppliedUpgradeManager && opts.live ? fieldsFromLastApplied(opts.live, opts.apiVersion, rootSchema(opts.schema, resolve), resolve) : undefined;
+  if (!allowed) throw conflictError(first.conflicts);
+  const remaining = first.conflicts.map((c) => ({ ...c, paths: c.paths.filter((p) => !allowed.has(p)) })).filter((c) => c.paths.length > 0);
+  if (remaining.length) throw conflictError(remaining);
+  const forced = applyOnce({ ...opts, force: true });
+  if ('conflicts' in forced) throw conflictError(forced.conflicts);
+  return withLastAppliedCurrent(forced, opts);
+}
+
+function withLastAppliedCurrent(result: ApplyResult, opts: ApplyOptions): ApplyResult {
+  if (opts.manager === lastAppliedUpgradeManager && isObject(opts.applied)) keepLastAppliedCurrent(result.object, opts.applied);
+  return result;
+}
+
+/** One apply: the result, or the conflicts that stop it when it is not forced. */
+function applyOnce(opts: ApplyOptions): ApplyResult | { readonly conflicts: Conflict[] } {
   const resolve = opts.resolve ?? noRefs;
   const schema = rootSchema(opts.schema, resolve);
   if (!isObject(opts.applied)) throw errors.badRequest(`an apply configuration must be an object, got ${describeType(opts.applied)}`);
@@ -155,7 +179,7 @@ export function applyServerSide(opts: ApplyOptions): ApplyResult {
   const cmp = ownableComparison(compareObjects(live, merged, schema, resolve), opts.resetFields);
   const changed = cmp.modified.union(cmp.added);
   const conflicts = conflictsWith(managers, applierId, changed);
-  if (conflicts.length && !opts.force) throw conflictError(conflicts);
+  if (conflicts.length && !opts.force) return { conflicts };
   const next: Managers = new Map();
   for (const [id, m] of managers) {
     if (id === applierId) continue;
