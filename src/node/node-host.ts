@@ -40,6 +40,8 @@ export interface NodeHostOptions {
 
 export type AddNodeOptions = Omit<KubeletOptions, 'client' | 'heartbeatClient' | 'leases' | 'recorder' | 'logger' | 'runtimes' | 'caCert' | 'kubernetesService' | 'currentNode' | 'boundPods' | 'timings' | 'onHeartbeat' | 'logServer'> & {
   timings?: Partial<KubeletTimings>;
+  /** This kubelet's own client (its `system:node:<name>` identity); the host's by default. */
+  client?: ApiClient;
 };
 
 export interface NodeHost {
@@ -107,7 +109,7 @@ export function createNodeHost(o: NodeHostOptions): NodeHost {
       if (existing) return existing;
       const k = createKubelet({
         ...a,
-        client: o.client,
+        client: a.client ?? o.client,
         heartbeatClient: o.heartbeatClient,
         recorder: o.recorder,
         logger: o.logger,

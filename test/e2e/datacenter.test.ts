@@ -240,6 +240,15 @@ describe('shipyard up: the local datacenter (e2e)', { timeout: 900_000 }, () => 
     await pollUntil('fetcher pod Succeeded', async () => (await json(['pod', 'fetcher'])).status?.phase === 'Succeeded' || undefined, { timeoutMs: 60_000, intervalMs: 500 });
     assert.ok((await ok(['logs', 'fetcher'])).includes(`fetched http://${clusterIP}/: 200 hello from a configmap from web-`), await ok(['logs', 'fetcher']));
 
+    // A pod's ServiceAccount holds only what it is granted: this one may list namespaces.
+    await apply({ apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRole', metadata: { name: 'namespace-lister' }, rules: [{ apiGroups: [''], resources: ['namespaces'], verbs: ['list'] }] });
+    await apply({
+      apiVersion: 'rbac.authorization.k8s.io/v1',
+      kind: 'ClusterRoleBinding',
+      metadata: { name: 'default-lists-namespaces' },
+      roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'namespace-lister' },
+      subjects: [{ kind: 'ServiceAccount', name: 'default', namespace: 'default' }],
+    });
     await apply({
       apiVersion: 'v1',
       kind: 'Pod',

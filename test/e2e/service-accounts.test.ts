@@ -33,6 +33,13 @@ describe('service-account tokens (e2e)', () => {
   before(async () => {
     ts = await startTestServer({ apiAudiences: [EXTRA_AUDIENCE], kubernetesService: { intervalMs: 300 } });
     for (const name of ['default', 'builder', 'doomed', 'reborn', 'runner']) assert.equal((await createSa(name)).status, 201);
+    // Authentication is what these tests are about: every account here may list namespaces, so
+    // that a refusal is the token's (401), never the authorizer's (403).
+    assert.equal((await sendJson(ts, 'POST', '/apis/rbac.authorization.k8s.io/v1/clusterroles', { apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRole', metadata: { name: 'namespace-lister' }, rules: [{ apiGroups: [''], resources: ['namespaces'], verbs: ['get', 'list'] }] })).status, 201);
+    assert.equal(
+      (await sendJson(ts, 'POST', '/apis/rbac.authorization.k8s.io/v1/clusterrolebindings', { apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRoleBinding', metadata: { name: 'default-accounts-list-namespaces' }, roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'namespace-lister' }, subjects: [{ kind: 'Group', apiGroup: 'rbac.authorization.k8s.io', name: 'system:serviceaccounts:default' }] })).status,
+      201,
+    );
   });
   after(async () => {
     await ts.stop();

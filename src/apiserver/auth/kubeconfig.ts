@@ -1,14 +1,22 @@
-/** Writes the admin kubeconfig: the https URL, the CA inline, and the admin bearer token. */
+/**
+ * Kubeconfigs: the admin's (the https URL, the CA inline, and the admin bearer token), and
+ * those of identities that authenticate with a client certificate (the control plane's
+ * components, each kubelet).
+ */
 import { writeFileSync } from 'node:fs';
 import { stringify } from 'yaml';
 
 export interface KubeconfigOptions {
   readonly server: string;
   readonly caCertPem: string;
-  readonly token: string;
+  /** A bearer token, or else a client certificate and its key. */
+  readonly token?: string;
+  readonly clientCertificate?: { readonly certPem: string; readonly keyPem: string };
   readonly clusterName?: string;
   readonly user?: string;
 }
+
+const b64 = (s: string): string => Buffer.from(s).toString('base64');
 
 export function renderKubeconfig(o: KubeconfigOptions): string {
   const cluster = o.clusterName ?? 'shipyard';
@@ -17,7 +25,7 @@ export function renderKubeconfig(o: KubeconfigOptions): string {
     apiVersion: 'v1',
     kind: 'Config',
     clusters: [{ name: cluster, cluster: { server: o.server, 'certificate-authority-data': Buffer.from(o.caCertPem).toString('base64') } }],
-    users: [{ name: user, user: { token: o.token } }],
+    users: [{ name: user, user: o.clientCertificate ? { 'client-certificate-data': b64(o.clientCertificate.certPem), 'client-key-data': b64(o.clientCertificate.keyPem) } : { token: o.token } }],
     contexts: [{ name: `${user}@${cluster}`, context: { cluster, user, namespace: 'default' } }],
     'current-context': `${user}@${cluster}`,
     preferences: {},

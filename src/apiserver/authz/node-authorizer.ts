@@ -53,6 +53,9 @@ export function podReferences(pod: KubeObject): Ref[] {
   const spec = pod.spec ?? {};
   const refs = new Set<Ref>();
   refs.add(`serviceaccount/${ns}/${spec.serviceAccountName || 'default'}`);
+  // Shipyard's kubelet projects the service-account volume itself (kube's ServiceAccount
+  // admission writes it into the pod spec instead), and that volume holds the namespace's CA.
+  if (spec.automountServiceAccountToken !== false) refs.add(`configmap/${ns}/kube-root-ca.crt`);
   for (const s of spec.imagePullSecrets ?? []) if (s?.name) refs.add(`secret/${ns}/${s.name}`);
   for (const v of spec.volumes ?? []) {
     if (v?.secret?.secretName) refs.add(`secret/${ns}/${v.secret.secretName}`);

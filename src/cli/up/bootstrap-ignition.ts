@@ -12,7 +12,9 @@ export interface ControlPlaneSettings {
   readonly apiPort: number;
   /** `https://<block host>:<port>`: the load balancer. */
   readonly apiUrl: string;
-  readonly kubeconfigPath: string;
+  /** The kubeconfigs of the controller-manager and scheduler: client certificates of their own identities. */
+  readonly controllerManagerKubeconfig: string;
+  readonly schedulerKubeconfig: string;
   /** Addresses clients use to reach the API server, for its certificate. */
   readonly sans: readonly string[];
   readonly runApiServer: boolean;
@@ -67,8 +69,8 @@ export function controlPlaneManifests(s: ControlPlaneSettings): Record<string, M
   }
   const election = [`--leader-elect-lease-duration=${s.leaseDurationSeconds}s`];
   const grace = s.nodeMonitorGracePeriod ? [`--node-monitor-grace-period=${s.nodeMonitorGracePeriod}`] : [];
-  out['kube-controller-manager-pod.yaml'] = staticPod('kube-controller-manager', [`--kubeconfig=${s.kubeconfigPath}`, `--cluster-cidr=${s.podCIDR}`, ...election, ...grace]);
-  out['kube-scheduler-pod.yaml'] = staticPod('kube-scheduler', [`--kubeconfig=${s.kubeconfigPath}`, ...election]);
+  out['kube-controller-manager-pod.yaml'] = staticPod('kube-controller-manager', [`--kubeconfig=${s.controllerManagerKubeconfig}`, `--cluster-cidr=${s.podCIDR}`, ...election, ...grace]);
+  out['kube-scheduler-pod.yaml'] = staticPod('kube-scheduler', [`--kubeconfig=${s.schedulerKubeconfig}`, ...election]);
   return out;
 }
 

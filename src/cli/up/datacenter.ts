@@ -15,6 +15,7 @@ import type { Logger } from 'pino';
 import { ensureServingPki } from '../../apiserver/auth/pki.ts';
 import { ensureTokenAuthenticator } from '../../apiserver/auth/tokens.ts';
 import { writeKubeconfig } from '../../apiserver/auth/kubeconfig.ts';
+import { ensureIdentityKubeconfig } from '../../apiserver/auth/identity-kubeconfig.ts';
 import { ensureKubeletApiToken } from '../../apiserver/handlers/kubelet-logs.ts';
 import { createCloud, type Cloud } from '../../cloud/cloud.ts';
 import { findInstanceType } from '../../cloud/catalog.ts';
@@ -82,19 +83,30 @@ export async function startDatacenter(o: DatacenterOptions): Promise<Datacenter>
   writeKubeconfig(kubeconfigPath, { server: apiUrl, caCertPem: pki.caCertPem, token: auth.adminToken });
   const kubeConfig = new ClientConfig();
   kubeConfig.loadFromFile(kubeconfigPath);
+  // Every part of the datacenter acts as an identity of its own, holding only what it needs
+  // (src/apiserver/authz/bootstrap-policy.ts); the admin's credentials are the installer's.
+  const identity = (file: string, user: string, groups: string[] = []) => ensureIdentityKubeconfig({ path: join(pkiDir, file), server: apiUrl, pkiDir, user, groups });
+  const controllerManagerKubeconfig = await identity('kube-controller-manager.kubeconfig', 'system:kube-controller-manager');
+  const schedulerKubeconfig = await identity('kube-scheduler.kubeconfig', 'system:kube-scheduler');
+  const hostConfig = new ClientConfig();
+  hostConfig.loadFromFile(await identity('node-host.kubeconfig', 'system:shipyard:node-host'));
 
   const images: ImageStore = openImageStore(join(dataDir, 'images'));
   for (const name of componentNames()) images.import(builtinImage(name), { entrypoint: launcherPath(name), builtin: true });
 
   const stopController = new AbortController();
   const client = new ApiClient(kubeConfig, { userAgent: 'shipyard-datacenter', maxSockets: 64 });
-  const informers = new InformerFactory({ client, signal: stopController.signal, backoff: { initialMs: 200, maxMs: 5000 } });
-  const recorder = createEventRecorder({ kubeConfig, component: 'kubelet', signal: stopController.signal });
+  const hostClient = new ApiClient(hostConfig, { userAgent: 'shipyard-node-host', maxSockets: 64 });
+  const informers = new InformerFactory({ client: hostClient, signal: stopController.signal, backoff: { initialMs: 200, maxMs: 5000 } });
+  const recorder = createEventRecorder({ kubeConfig: hostConfig, component: 'kubelet', signal: stopController.signal });
+  // Each kubelet's own writes and reads go out as `system:node:<name>`, so the Node authorizer
+  // holds it to its own Node and to the Secrets and ConfigMaps of its own pods.
+  const kubeletClients = new Map<string, ApiClient>();
 
   const nodeHost: NodeHost = createNodeHost({
-    client,
+    client: hostClient,
     // Lease renewals on a thread of their own: this thread's pauses never make a node look dead.
-    heartbeatThread: { kubeConfig },
+    heartbeatThread: { kubeConfig: hostConfig },
     informers,
     logger: logger.child({ component: 'kubelet' }),
     recorder,
@@ -115,10 +127,19 @@ export async function startDatacenter(o: DatacenterOptions): Promise<Datacenter>
       boot: async (instance: Readonly<Instance>) => {
         const role = roleOf(instance.name);
         const type = findInstanceType(instance.type);
+        const nodeDir = join(dataDir, 'nodes', instance.name);
+        const kubeletConfig = new ClientConfig();
+        kubeletConfig.loadFromFile(
+          await ensureIdentityKubeconfig({ path: join(nodeDir, 'root', 'var', 'lib', 'kubelet', 'kubeconfig'), server: apiUrl, pkiDir, user: `system:node:${instance.name}`, groups: ['system:nodes'] }),
+        );
+        kubeletClients.get(instance.name)?.close();
+        const kubeletClient = new ApiClient(kubeletConfig, { userAgent: `kubelet/${instance.name}`, maxSockets: 8 });
+        kubeletClients.set(instance.name, kubeletClient);
         const kubelet = nodeHost.addNode({
+          client: kubeletClient,
           nodeName: instance.name,
           nodeIP: instance.privateIP,
-          nodeDir: join(dataDir, 'nodes', instance.name),
+          nodeDir,
           roles: role === 'master' ? ['master', 'control-plane'] : ['worker'],
           taints: role === 'master' && !spec.mastersSchedulable ? [{ key: 'node-role.kubernetes.io/master', effect: 'NoSchedule' }] : [],
           zone: instance.zone,
@@ -131,6 +152,8 @@ export async function startDatacenter(o: DatacenterOptions): Promise<Datacenter>
       },
       stop: async (instance: Readonly<Instance>) => {
         await nodeHost.removeNode(instance.name);
+        kubeletClients.get(instance.name)?.close();
+        kubeletClients.delete(instance.name);
       },
     },
   });
@@ -176,7 +199,8 @@ export async function startDatacenter(o: DatacenterOptions): Promise<Datacenter>
                 dataDir,
                 apiPort: 6443,
                 apiUrl,
-                kubeconfigPath,
+                controllerManagerKubeconfig,
+                schedulerKubeconfig,
                 sans: baseSans,
                 runApiServer,
                 leaseDurationSeconds: o.leaseDurationSeconds ?? 137,
@@ -242,6 +266,8 @@ export async function startDatacenter(o: DatacenterOptions): Promise<Datacenter>
       await cloudServer.close();
       await lb.close();
       client.close();
+      hostClient.close();
+      for (const c of kubeletClients.values()) c.close();
       reaper.release();
     },
   };
