@@ -17,6 +17,7 @@ import { until } from '../support/until.ts';
 
 const WALL = Date.parse('2030-06-01T12:00:00Z');
 const GRACE_MS = 40_000;
+const STARTUP_GRACE_MS = 60_000;
 
 describe('node lifecycle controller on a fake clock', () => {
   const clock = new FakeClock(0, { wall: WALL });
@@ -24,7 +25,7 @@ describe('node lifecycle controller on a fake clock', () => {
   let client: ApiClient;
 
   before(async () => {
-    cluster = await startControllers({ userAgent: 'nodelifecycle-test', clock }, (ctx) => [createNodeLifecycleController(ctx, { nodeMonitorGracePeriodMs: GRACE_MS, defaultTolerationSeconds: 300 })]);
+    cluster = await startControllers({ userAgent: 'nodelifecycle-test', clock }, (ctx) => [createNodeLifecycleController(ctx, { nodeMonitorGracePeriodMs: GRACE_MS, nodeStartupGracePeriodMs: STARTUP_GRACE_MS, defaultTolerationSeconds: 300 })]);
     ({ client } = cluster);
   });
   after(() => cluster?.stop());
@@ -48,5 +49,30 @@ describe('node lifecycle controller on a fake clock', () => {
     const ready = (await client.get<V1Node>(resources.nodes, undefined, 'quiet')).status?.conditions?.find((c) => c.type === 'Ready');
     assert.equal(ready?.status, 'Unknown');
     assert.ok(within(ready?.lastTransitionTime), `Ready went Unknown at ${String(ready?.lastTransitionTime)}, the clock's wall time`);
+  });
+
+  it('gives a node that never posted status its four conditions, Unknown, once the startup grace period has passed', async () => {
+    const created = await client.create<V1Node>(resources.nodes, { apiVersion: 'v1', kind: 'Node', metadata: { name: 'never' } });
+    const seenAt = clock.now();
+    const node = await until('the never-reporting node to get its conditions', async () => {
+      clock.advance(1000);
+      const n = await client.get<V1Node>(resources.nodes, undefined, 'never');
+      return n.status?.conditions?.length ? n : undefined;
+    }, { timeoutMs: 30_000 });
+    // The startup grace period (60 s), not the monitor grace period (40 s), applies to a node without a Ready condition.
+    assert.ok(clock.now() - seenAt >= STARTUP_GRACE_MS, `conditions added after ${clock.now() - seenAt} ms of fake time`);
+    const conditions = node.status!.conditions!;
+    assert.deepEqual(conditions.map((c) => c.type), ['Ready', 'MemoryPressure', 'DiskPressure', 'PIDPressure']);
+    for (const c of conditions) {
+      assert.equal(c.status, 'Unknown');
+      assert.equal(c.reason, 'NodeStatusNeverUpdated');
+      assert.equal(c.message, 'Kubelet never posted node status.');
+      assert.equal(String(c.lastHeartbeatTime), formatTimestamp(new Date(String(created.metadata!.creationTimestamp))), 'heartbeat: the node\'s creation');
+    }
+    await until('the node to be tainted unreachable', async () => {
+      clock.advance(1000);
+      const n = await client.get<V1Node>(resources.nodes, undefined, 'never');
+      return n.spec?.taints?.some((t) => t.key === 'node.kubernetes.io/unreachable') ?? false;
+    }, { timeoutMs: 30_000 });
   });
 });

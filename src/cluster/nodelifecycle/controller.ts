@@ -1,23 +1,28 @@
 /**
  * Node lifecycle: a node whose kubelet stops renewing its Lease for the grace period (40 s by
- * default) is marked Unknown and tainted `node.kubernetes.io/unreachable`; one reporting
+ * default; 60 s for a node that never posted a Ready condition, kube's node startup grace period)
+ * has its conditions marked Unknown, or added as Unknown if it never posted them
+ * (conditions.ts), and is tainted `node.kubernetes.io/unreachable`; one reporting
  * Ready=False is tainted `node.kubernetes.io/not-ready`; both taints go when it is healthy.
  * Pods on a NoExecute-tainted node are evicted once their tolerations run out (300 s unless
  * they say otherwise). Silence is measured from when *this* controller saw the Lease change,
  * on its own clock, so clock skew between machines cannot mark a node dead, and a freshly
  * started controller gives every node a full grace period.
  */
-import type { V1Lease, V1Node, V1NodeCondition, V1Pod, V1Taint } from '@kubernetes/client-node';
+import type { V1Lease, V1Node, V1Pod, V1Taint } from '@kubernetes/client-node';
 import { formatTimestamp } from '../../api/time.ts';
 import { isNotFound } from '../../runtime/client.ts';
 import type { ControllerContext } from '../../runtime/context.ts';
 import { Controller } from '../../runtime/controller.ts';
 import type { DeepReadonly } from '../../runtime/readonly.ts';
 import { resources } from '../../runtime/resources.ts';
+import { allUnknown, silentNodeConditions } from './conditions.ts';
 import { NOT_READY, UNREACHABLE, tolerationSeconds } from './taints.ts';
 
 export interface NodeLifecycleOptions {
   nodeMonitorGracePeriodMs: number;
+  /** How long a node that never posted a Ready condition may stay silent (kube's --node-startup-grace-period, 60 s). */
+  nodeStartupGracePeriodMs?: number;
   defaultTolerationSeconds: number;
 }
 
@@ -29,7 +34,8 @@ export function createNodeLifecycleController(ctx: ControllerContext, opts: Node
   const pods = ctx.informers.informer<V1Pod>(resources.pods);
   pods.addIndexer(BY_NODE, (p) => (p.spec?.nodeName ? [p.spec.nodeName] : []));
   const seen = new Map<string, { renew: string; at: number }>();
-  const grace = opts.nodeMonitorGracePeriodMs;
+  const monitorGrace = opts.nodeMonitorGracePeriodMs;
+  const startupGrace = opts.nodeStartupGracePeriodMs ?? 60_000;
 
   const lastHeard = (name: string, node: DeepReadonly<V1Node>): number => {
     const lease = leases.store.get(`kube-node-lease/${name}`);
@@ -53,9 +59,8 @@ export function createNodeLifecycleController(ctx: ControllerContext, opts: Node
 
   const markUnknown = async (node: DeepReadonly<V1Node>): Promise<void> => {
     const t = formatTimestamp(ctx.clock.wallNow());
-    const conditions = (node.status?.conditions ?? []).map((c) =>
-      c.status === 'Unknown' ? (c as V1NodeCondition) : ({ ...c, status: 'Unknown', reason: 'NodeStatusUnknown', message: 'Kubelet stopped posting node status.', lastTransitionTime: t } as unknown as V1NodeCondition),
-    );
+    const created = node.metadata?.creationTimestamp ? formatTimestamp(new Date(node.metadata.creationTimestamp as unknown as string)) : undefined;
+    const conditions = silentNodeConditions(node.status?.conditions, { now: t, created });
     await ctx.client.patch(resources.nodes, undefined, node.metadata!.name!, { status: { conditions } }, { type: 'strategic', subresource: 'status' });
     ctx.recorder.event({ apiVersion: 'v1', kind: 'Node', metadata: { name: node.metadata?.name, uid: node.metadata?.uid } }, 'Normal', 'NodeNotReady', `Node ${node.metadata?.name} status is now: NodeNotReady`);
     // As kube's MarkPodsNotReady: traffic must stop going to pods nobody can vouch for.
@@ -97,9 +102,10 @@ export function createNodeLifecycleController(ctx: ControllerContext, opts: Node
     }
     const silentFor = ctx.clock.now() - lastHeard(name, node);
     const ready = node.status?.conditions?.find((c) => c.type === 'Ready');
+    const grace = ready ? monitorGrace : startupGrace;
     let requeue = grace - silentFor + 50;
     if (silentFor >= grace) {
-      if (ready?.status !== 'Unknown') await markUnknown(node);
+      if (!allUnknown(node.status?.conditions)) await markUnknown(node);
       await setTaints(node, [{ key: UNREACHABLE, effect: 'NoSchedule' }, { key: UNREACHABLE, effect: 'NoExecute' }], [NOT_READY]);
       requeue = grace;
     } else if (ready?.status === 'False') {
