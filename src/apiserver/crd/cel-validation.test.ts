@@ -109,6 +109,19 @@ describe('x-kubernetes-validations on custom resources', () => {
     assert.deepEqual(messages(resource({ mode: 'b' }), schema, resource({ mode: 'a' })), ['spec.mode: Invalid value: "string": mode is immutable']);
   });
 
+  it('runs optionalOldSelf rules on create too, with oldSelf an optional', () => {
+    const schema = spec(
+      { replicas: { type: 'integer' } },
+      [{ rule: '!oldSelf.hasValue() ? self.replicas <= 5 : self.replicas >= oldSelf.value().replicas', message: 'start at most 5, then only grow', optionalOldSelf: true }],
+    );
+    assert.deepEqual(messages(resource({ replicas: 3 }), schema), [], 'create within the start limit');
+    assert.deepEqual(messages(resource({ replicas: 7 }), schema), ['spec: Invalid value: "object": start at most 5, then only grow'], 'create: the rule ran with oldSelf none');
+    assert.deepEqual(messages(resource({ replicas: 9 }), schema, resource({ replicas: 3 })), [], 'update that grows');
+    assert.deepEqual(messages(resource({ replicas: 2 }), schema, resource({ replicas: 3 })), ['spec: Invalid value: "object": start at most 5, then only grow']);
+    // Where the old object has no value here, the rule still runs, with oldSelf none.
+    assert.deepEqual(messages(resource({ replicas: 9 }), schema, resource(undefined)), ['spec: Invalid value: "object": start at most 5, then only grow']);
+  });
+
   it('follows old values through map-list keys but not through other lists', () => {
     const item = (listType: 'map' | 'atomic'): JSONSchemaProps => ({
       type: 'array',

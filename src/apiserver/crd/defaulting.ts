@@ -65,17 +65,22 @@ export function applyDefaults(obj: Json, schema: JSONSchemaProps | undefined): v
 /**
  * Removes, in place, object fields that are `null` where the schema is not nullable and has
  * no default (kube-apiserver does this right after pruning; nulls that have a default are left
- * for `applyDefaults`). Array items are never removed.
+ * for `applyDefaults`). Array items are never removed, and nulls the schema says nothing of
+ * (under `x-kubernetes-preserve-unknown-fields`) are kept. Built-in schemas, which reference
+ * shared definitions, are read through `resolve`; none of them is nullable, so a built-in
+ * object loses its null fields as a Go struct would.
  */
-export function dropNonNullableNulls(obj: Json, schema: JSONSchemaProps | undefined): void {
+export function dropNonNullableNulls(obj: Json, schema: JSONSchemaProps | undefined, resolve: (s: JSONSchemaProps) => JSONSchemaProps = (s) => s): void {
+  const node = schema && resolve(schema);
   if (Array.isArray(obj)) {
-    for (const item of obj) dropNonNullableNulls(item, schema?.items);
+    for (const item of obj) dropNonNullableNulls(item, node?.items, resolve);
     return;
   }
   if (!isObject(obj)) return;
   for (const k of Object.keys(obj)) {
-    const s = propertySchema(schema, k);
+    const declared = propertySchema(node, k);
+    const s = declared && resolve(declared);
     if (isNonNullableNull(obj[k], s) && s.default === undefined) delete obj[k];
-    else dropNonNullableNulls(obj[k], s);
+    else dropNonNullableNulls(obj[k], s, resolve);
   }
 }

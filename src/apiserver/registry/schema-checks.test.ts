@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import { builtinResolver, builtinSchemaFor } from '../../api/builtin/schemas.ts';
 import { noRefs, type JSONSchemaProps } from '../../api/schema.ts';
 import { checkSchema } from './schema-checks.ts';
 import type { KubeObject, ResourceDefinition } from './resource.ts';
@@ -54,5 +55,29 @@ describe('checkSchema on custom resources', () => {
     const relabelled = { ...widget({ size: 12, note: 'was' }), metadata: { name: 'w', labels: { a: 'b' } } };
     assert.deepEqual(check(relabelled, stored), { messages: [], warnings: ['spec: Invalid value: "object": size below 10'] });
     assert.deepEqual(check(widget({ size: 12, note: 'changed' }), stored), { messages: ['spec: Invalid value: "object": size below 10'], warnings: [] });
+  });
+});
+
+describe('checkSchema on built-ins', () => {
+  const builtin = (group: string, version: string, kind: string): ResourceDefinition => {
+    const found = builtinSchemaFor(group, version, kind);
+    assert.ok(found, kind);
+    return { kind, group, schema: { root: found.schema, resolve: builtinResolver } } as unknown as ResourceDefinition;
+  };
+
+  it('drops null fields, as decoding into Go types does, but keeps nulls inside free-form values', () => {
+    const cm: KubeObject = { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'c', labels: null, annotations: { a: 'b' } }, data: { k: 'v' }, binaryData: null };
+    assert.deepEqual(checkSchema(builtin('', 'v1', 'ConfigMap'), cm, { manager: 'test', fieldValidation: 'Strict' } as WriteContext), []);
+    assert.deepEqual(cm, { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'c', annotations: { a: 'b' } }, data: { k: 'v' } });
+    // A CRD's schema defaults are free-form JSON (apiextensions' JSON type): their nulls are data.
+    const free = { type: 'object', default: { metadata: { creationTimestamp: null } }, description: null };
+    const crd: KubeObject = {
+      apiVersion: 'apiextensions.k8s.io/v1',
+      kind: 'CustomResourceDefinition',
+      metadata: { name: 'ws.example.com' },
+      spec: { group: 'example.com', names: { plural: 'ws', kind: 'W' }, scope: 'Namespaced', versions: [{ name: 'v1', served: true, storage: true, schema: { openAPIV3Schema: { type: 'object', properties: { tmpl: free } } } }] },
+    };
+    checkSchema(builtin('apiextensions.k8s.io', 'v1', 'CustomResourceDefinition'), crd, { manager: 'test', fieldValidation: 'Strict' } as WriteContext);
+    assert.deepEqual(crd.spec.versions[0].schema.openAPIV3Schema.properties.tmpl, { type: 'object', default: { metadata: { creationTimestamp: null } } });
   });
 });

@@ -1,14 +1,15 @@
 /**
  * Schema work on a write, before the strategy validates: for custom resources, defaulting,
  * pruning of unknown fields, structural-schema validation and then the CEL rules
- * (`x-kubernetes-validations`); for built-ins, dropping unknown fields. Unknown fields are an
- * error under `fieldValidation=Strict` (400, as kube's strict decoder answers), a `Warning`
- * header under `Warn`, and silently dropped under `Ignore`.
+ * (`x-kubernetes-validations`); for built-ins, dropping null fields and unknown fields.
+ * Unknown fields are an error under `fieldValidation=Strict` (400, as kube's strict decoder
+ * answers), a `Warning` header under `Warn`, and silently dropped under `Ignore`.
  */
 import { fieldError, type FieldError, type FieldErrorType } from '../../api/field-errors.ts';
 import { findUnknownFields } from '../../api/builtin/unknown-fields.ts';
 import { hasCelRules, validateCelRules } from '../crd/cel-validation.ts';
 import { coerceCustomResource } from '../crd/coerce.ts';
+import { dropNonNullableNulls } from '../crd/defaulting.ts';
 import { compositeField, validateCustomObject } from '../crd/validate-object.ts';
 import { errors } from '../errors.ts';
 import type { KubeObject, ResourceDefinition } from './resource.ts';
@@ -57,6 +58,8 @@ export function checkSchema(def: ResourceDefinition, obj: KubeObject, ctx: Write
     ctx.warnings?.push(...cel.warnings);
     return [...errs, ...cel.errors];
   }
+  // A null field decodes to a Go zero value that is not written back: kube-apiserver drops it.
+  dropNonNullableNulls(obj, def.schema.root, def.schema.resolve);
   const unknown = findUnknownFields(obj, def.schema.root, def.schema.resolve);
   reportUnknown(unknown, ctx);
   for (const p of unknown) removePath(obj, p);
