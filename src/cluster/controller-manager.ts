@@ -12,11 +12,14 @@ import type { Controller } from '../runtime/controller.ts';
 import { clusterCaPem, loadKubeConfig } from '../runtime/kubeconfig.ts';
 import { startManager } from '../runtime/manager.ts';
 import { createClusterRoleAggregationController } from './clusterroleaggregation/controller.ts';
+import { createCronJobController } from './cronjob/controller.ts';
 import { createDaemonSetController } from './daemonset/controller.ts';
 import { createDeploymentController } from './deployment/controller.ts';
 import { createDisruptionController } from './disruption/controller.ts';
 import { createEndpointsController } from './endpoints/controller.ts';
 import { createGarbageCollector } from './garbagecollector/controller.ts';
+import { createJobController } from './job/controller.ts';
+import { createTtlAfterFinishedController } from './job/ttl-after-finished.ts';
 import { createNodeIpamController } from './nodeipam/controller.ts';
 import { createNodeLifecycleController } from './nodelifecycle/controller.ts';
 import { createReplicaSetController } from './replicaset/controller.ts';
@@ -38,6 +41,9 @@ export function controllerManagerControllers(ctx: ControllerContext, s: Controll
     createReplicaSetController(ctx),
     createDeploymentController(ctx),
     createDaemonSetController(ctx),
+    createJobController(ctx),
+    createCronJobController(ctx),
+    createTtlAfterFinishedController(ctx),
     createEndpointsController(ctx),
     createNodeIpamController(ctx, { clusterCIDR: s.clusterCIDR, nodeCIDRMaskSize: s.nodeCIDRMaskSize }),
     createNodeLifecycleController(ctx, { nodeMonitorGracePeriodMs: s.nodeMonitorGracePeriodMs, defaultTolerationSeconds: s.defaultTolerationSeconds }),

@@ -154,8 +154,10 @@ describe('job controller on a fake clock', () => {
     assert.equal((await podsOf('later')).length, 0);
     await client.patch(resources.jobs, NS, 'later', { spec: { suspend: false } });
     await activePods('later', 2);
-    const resumed = await getJob('later');
-    assert.equal(condition(resumed, 'Suspended')?.status, 'False');
+    const resumed = await eventually('Suspended=False', async () => {
+      const j = await getJob('later');
+      return condition(j, 'Suspended')?.status === 'False' ? j : undefined;
+    });
     assert.equal(condition(resumed, 'Suspended')?.reason, 'JobResumed');
     await client.patch(resources.jobs, NS, 'later', { spec: { suspend: true } });
     await eventually('the active pods deleted', async () => (await podsOf('later')).length === 0);
