@@ -13,7 +13,11 @@
  * cluster, and ours serves HTTPS), printed before the judged ratio, which stays plaintext. The create loops run in
  * alternating rounds (fast server, etcd, fsync server, etcd, ...), after one uncounted warm-up
  * round of each, so that a machine whose speed drifts during the run (a shared VM) slows all
- * alike and the ratio stays a property of the software. `SHIPYARD_BENCH_CPU_PROF=<dir>` runs each server under `node --cpu-prof`, writing
+ * alike and the ratio stays a property of the software. Each server also runs the create loop
+ * authorized: as a ServiceAccount (its token from TokenRequest) whose only grant is a namespaced
+ * Role allowing create on configmaps, in rounds alternating with the admin's (the admin, in
+ * `system:masters`, is never looked up in RBAC); the ratio authorized ÷ admin is printed with
+ * the other ratios, and should stay at 0.95 or above: authorization must be cheap. `SHIPYARD_BENCH_CPU_PROF=<dir>` runs each server under `node --cpu-prof`, writing
  * its profile to `<dir>/<durability>/` when it exits.
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
@@ -33,6 +37,9 @@ const listPasses = 10;
 const ns = 'bench';
 /** Where the uncounted warm-up round creates its objects, so that `ns` holds exactly `objects`. */
 const warmupNs = 'bench-warmup';
+/** Where the authorized run creates its objects, as ServiceAccount `saName` of this namespace. */
+const saNs = 'bench-sa';
+const saName = 'bencher';
 
 async function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
@@ -114,6 +121,8 @@ interface ServerUnderTest {
   readonly ca: string;
   readonly token: string;
   readonly client: Client;
+  /** The same server as a ServiceAccount allowed to create configmaps in `saNs` and `warmupNs` only. */
+  readonly saClient: Client;
   /** The resourceVersion each created ConfigMap was given, by index. */
   readonly resourceVersions: string[];
   /** Store transactions and the writes they acknowledged so far (the server's apiserver_storage_batch_writes). */
@@ -145,7 +154,8 @@ async function startServer(durability: Durability): Promise<ServerUnderTest> {
     const token = /token: (\S+)/.exec(kubeconfig)![1]!;
     const c = client(`https://127.0.0.1:${port}`, ca, token);
     await waitFor('readyz', async () => ((await c.call('GET', '/readyz')).status === 200 ? true : undefined));
-    for (const name of [ns, warmupNs]) expectStatus(await c.call('POST', '/api/v1/namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name } }), [201], 'namespace');
+    for (const name of [ns, warmupNs, saNs]) expectStatus(await c.call('POST', '/api/v1/namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name } }), [201], 'namespace');
+    const saClient = client(`https://127.0.0.1:${port}`, ca, await serviceAccountToken(c));
     return {
       durability,
       port,
@@ -153,6 +163,7 @@ async function startServer(durability: Durability): Promise<ServerUnderTest> {
       ca,
       token,
       client: c,
+      saClient,
       resourceVersions: [],
       async batches() {
         const text = (await c.call('GET', '/metrics')).body;
@@ -161,6 +172,7 @@ async function startServer(durability: Durability): Promise<ServerUnderTest> {
       },
       async close() {
         c.agent.destroy();
+        saClient.agent.destroy();
         await close();
       },
     };
@@ -170,17 +182,43 @@ async function startServer(durability: Durability): Promise<ServerUnderTest> {
   }
 }
 
+/**
+ * A token for ServiceAccount `saName`, bound by a RoleBinding in `saNs` and `warmupNs` to a Role
+ * allowing only create on configmaps there: an identity RBAC decides for, as a controller's is.
+ */
+async function serviceAccountToken(admin: Client): Promise<string> {
+  expectStatus(await admin.call('POST', `/api/v1/namespaces/${saNs}/serviceaccounts`, { apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: saName } }), [201], 'serviceaccount');
+  const rbac = '/apis/rbac.authorization.k8s.io/v1/namespaces';
+  for (const namespace of [saNs, warmupNs]) {
+    const role = { apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'Role', metadata: { name: 'configmap-creator' }, rules: [{ apiGroups: [''], resources: ['configmaps'], verbs: ['create'] }] };
+    expectStatus(await admin.call('POST', `${rbac}/${namespace}/roles`, role), [201], 'role');
+    const binding = {
+      apiVersion: 'rbac.authorization.k8s.io/v1',
+      kind: 'RoleBinding',
+      metadata: { name: 'bencher-creates-configmaps' },
+      roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: 'configmap-creator' },
+      subjects: [{ kind: 'ServiceAccount', name: saName, namespace: saNs }],
+    };
+    expectStatus(await admin.call('POST', `${rbac}/${namespace}/rolebindings`, binding), [201], 'rolebinding');
+  }
+  const res = await admin.call('POST', `/api/v1/namespaces/${saNs}/serviceaccounts/${saName}/token`, { apiVersion: 'authentication.k8s.io/v1', kind: 'TokenRequest', spec: { expirationSeconds: 3600 } });
+  expectStatus(res, [201], 'token request');
+  return (JSON.parse(res.body) as { status: { token: string } }).status.token;
+}
+
 interface CreateFigures {
   readonly opsPerSec: number;
   readonly latencies: Latencies;
-  /** Writes per store transaction during the creates. */
+  /** Writes per store transaction during the creates (the admin's and the ServiceAccount's). */
   readonly writesPerTransaction: number;
+  /** The same loop as the ServiceAccount. */
+  readonly authorized: { readonly opsPerSec: number; readonly latencies: Latencies };
 }
 
 /** Creates per second of each API server and, when etcd runs, raw etcd puts per second, in alternating rounds. */
 async function benchCreates(servers: readonly ServerUnderTest[], etcd: EtcdLoad | undefined): Promise<{ api: Map<Durability, CreateFigures>; etcdPuts?: number; etcdLatencies: Latencies; etcdTlsPuts?: number; etcdTlsLatencies: Latencies }> {
   const perRound = objects / createRounds;
-  const state = servers.map((server) => ({ server, latencies: new Latencies(), seconds: 0, rounds: [] as number[] }));
+  const state = servers.map((server) => ({ server, latencies: new Latencies(), seconds: 0, rounds: [] as number[], sa: { latencies: new Latencies(), seconds: 0, rounds: [] as number[] } }));
   const etcdLatencies = new Latencies();
   let etcdSeconds = 0;
   let etcdKeys = 0;
@@ -189,12 +227,14 @@ async function benchCreates(servers: readonly ServerUnderTest[], etcd: EtcdLoad 
   let etcdTlsSeconds = 0;
   let etcdTlsKeys = 0;
   const putTls = etcd?.putTls?.bind(etcd);
-  const create = (server: ServerUnderTest, namespace: string, i: number) =>
-    server.client.call('POST', `/api/v1/namespaces/${namespace}/configmaps`, { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: `cm-${i}`, labels: { app: 'bench' } }, data: { payload, i: String(i) } });
+  const createAs = (c: Client, namespace: string, name: string, i: number) =>
+    c.call('POST', `/api/v1/namespaces/${namespace}/configmaps`, { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, labels: { app: 'bench' } }, data: { payload, i: String(i) } });
+  const create = (server: ServerUnderTest, namespace: string, i: number) => createAs(server.client, namespace, `cm-${i}`, i);
   // One uncounted round for each loop first: the figures are for warm processes (server, client
   // and etcd alike), not for JIT compilation, as the list's warm-up pass below.
   for (const st of state) {
     await loadLoop(perRound, concurrency, async (i) => expectStatus(await create(st.server, warmupNs, i), [201], 'warm-up create'));
+    await loadLoop(perRound, concurrency, async (i) => expectStatus(await createAs(st.server.saClient, warmupNs, `sa-cm-${i}`, i), [201], 'warm-up create as a ServiceAccount'));
     if (etcd) await loadLoop(perRound, concurrency, (i) => etcd.put(-1 - i));
   }
   if (putTls) await loadLoop(perRound, concurrency, (i) => putTls(-1 - perRound - i));
@@ -202,13 +242,29 @@ async function benchCreates(servers: readonly ServerUnderTest[], etcd: EtcdLoad 
   for (let round = 0; round < createRounds; round++) {
     const first = round * perRound;
     for (const st of state) {
-      const r = await loadLoop(perRound, concurrency, async (i) => {
-        const res = await create(st.server, ns, first + i);
-        expectStatus(res, [201], 'create');
-        st.server.resourceVersions[first + i] = (JSON.parse(res.body) as { metadata: { resourceVersion: string } }).metadata.resourceVersion;
-      }, st.latencies);
-      st.seconds += r.seconds;
-      st.rounds.push(r.opsPerSec);
+      const asAdmin = async () => {
+        const r = await loadLoop(perRound, concurrency, async (i) => {
+          const res = await create(st.server, ns, first + i);
+          expectStatus(res, [201], 'create');
+          st.server.resourceVersions[first + i] = (JSON.parse(res.body) as { metadata: { resourceVersion: string } }).metadata.resourceVersion;
+        }, st.latencies);
+        st.seconds += r.seconds;
+        st.rounds.push(r.opsPerSec);
+      };
+      const asServiceAccount = async () => {
+        const r = await loadLoop(perRound, concurrency, async (i) => expectStatus(await createAs(st.server.saClient, saNs, `cm-${first + i}`, first + i), [201], 'create as a ServiceAccount'), st.sa.latencies);
+        st.sa.seconds += r.seconds;
+        st.sa.rounds.push(r.opsPerSec);
+      };
+      // Which of the two goes first alternates by round, so neither always meets the other's
+      // leftovers (a fuller WAL, a checkpoint falling due).
+      if (round % 2 === 0) {
+        await asAdmin();
+        await asServiceAccount();
+      } else {
+        await asServiceAccount();
+        await asAdmin();
+      }
       if (etcd) {
         const offset = etcdKeys;
         const e = await loadLoop(perRound, concurrency, (i) => etcd.put(offset + i), etcdLatencies);
@@ -227,14 +283,14 @@ async function benchCreates(servers: readonly ServerUnderTest[], etcd: EtcdLoad 
   }
   const after = await Promise.all(servers.map((s) => s.batches()));
   if (process.env.SHIPYARD_BENCH_VERBOSE) {
-    for (const st of state) console.log(`create rounds (${st.server.durability}, ops/s): ${st.rounds.map((v) => v.toFixed(0)).join(' ')}`);
+    for (const st of state) console.log(`create rounds (${st.server.durability}, ops/s): ${st.rounds.map((v) => v.toFixed(0)).join(' ')}; as the ServiceAccount: ${st.sa.rounds.map((v) => v.toFixed(0)).join(' ')}`);
     if (etcd) console.log(`etcd put rounds (ops/s): ${etcdRounds.map((v) => v.toFixed(0)).join(' ')}`);
   }
   const api = new Map<Durability, CreateFigures>();
   state.forEach((st, i) => {
     const transactions = after[i]!.transactions - before[i]!.transactions;
     const writes = after[i]!.writes - before[i]!.writes;
-    api.set(st.server.durability, { opsPerSec: objects / st.seconds, latencies: st.latencies, writesPerTransaction: writes / transactions });
+    api.set(st.server.durability, { opsPerSec: objects / st.seconds, latencies: st.latencies, writesPerTransaction: writes / transactions, authorized: { opsPerSec: objects / st.sa.seconds, latencies: st.sa.latencies } });
   });
   return { api, etcdPuts: etcd ? etcdKeys / etcdSeconds : undefined, etcdLatencies, etcdTlsPuts: etcdTlsKeys ? etcdTlsKeys / etcdTlsSeconds : undefined, etcdTlsLatencies };
 }
@@ -396,6 +452,7 @@ export async function run(): Promise<void> {
     const { api, etcdPuts, etcdLatencies, etcdTlsPuts, etcdTlsLatencies } = await benchCreates(servers, etcd);
     for (const [durability, f] of api) {
       console.log(`creates (${describe[durability]}): ${f.opsPerSec.toFixed(0)} ops/s (${objects} objects, ${concurrency} connections, ${createRounds} rounds after a warm-up round), ${f.latencies.summary()}, ${f.writesPerTransaction.toFixed(1)} writes per store transaction`);
+      console.log(`creates as a ServiceAccount (${describe[durability]}): ${f.authorized.opsPerSec.toFixed(0)} ops/s (TokenRequest token, a namespaced Role allowing create on configmaps; rounds alternating with the admin's), ${f.authorized.latencies.summary()}`);
     }
     if (etcdPuts) console.log(`etcd puts: ${etcdPuts.toFixed(0)} ops/s (${concurrency} concurrent, etcd3 client, rounds alternating with each server's), ${etcdLatencies.summary()}`);
     if (etcdTlsPuts) console.log(`etcd puts over TLS: ${etcdTlsPuts.toFixed(0)} ops/s (the same puts through a TLS listener of the same etcd, one round per round of the servers), ${etcdTlsLatencies.summary()}`);
@@ -403,6 +460,7 @@ export async function run(): Promise<void> {
     await benchReadsAndUpdates(servers[1]!);
     // Informational: an API server reaches etcd over TLS in a real cluster, and ours serves HTTPS.
     if (etcdTlsPuts) console.log(`apiserver/etcd-over-TLS create ratio (fsync, not the judged figure): ${(api.get('fsync')!.opsPerSec / etcdTlsPuts).toFixed(2)}`);
+    for (const [durability, f] of api) console.log(`authorized/admin create ratio (${describe[durability]}; target 0.95 or above): ${(f.authorized.opsPerSec / f.opsPerSec).toFixed(2)}`);
     for (const durability of ['process-crash-only', 'fsync'] as const) {
       const ratio = etcdPuts ? (api.get(durability)!.opsPerSec / etcdPuts).toFixed(2) : 'n/a (etcd not installed)';
       console.log(`apiserver/etcd create ratio (${describe[durability]}): ${ratio}`);
