@@ -44,6 +44,10 @@ export function ensureTokenAuthenticator(pkiDir: string): TokenAuthenticator {
   const entries = readFileSync(file, 'utf8').split('\n').map(parseLine).filter((e): e is NonNullable<typeof e> => e !== undefined);
   if (entries.length === 0) throw new Error(`${file}: no token entries`);
   const byDigest = entries.map((e) => ({ digest: digest(e.token), user: e.user }));
+  // A token as long as none in the file cannot be one of them, so it is not hashed: a
+  // service-account JWT comes through here first on every request it makes. Only the lengths
+  // of the file's tokens can be told from the time taken, and those are no secret.
+  const lengths = new Set(entries.map((e) => e.token.length));
   // Headers already verified, so that a client's every request does not hash its token again
   // (kube-apiserver caches token authentication likewise). Bounded; only successes are kept.
   const verified = new Map<string, UserInfo>();
@@ -55,7 +59,7 @@ export function ensureTokenAuthenticator(pkiDir: string): TokenAuthenticator {
       const cached = verified.get(authorization);
       if (cached) return cached;
       const m = /^Bearer\s+(\S+)\s*$/i.exec(authorization);
-      if (!m) return undefined;
+      if (!m || !lengths.has(m[1]!.length)) return undefined;
       const d = digest(m[1]!);
       // Every entry is compared so the time taken does not reveal which one matched.
       let found: UserInfo | undefined;

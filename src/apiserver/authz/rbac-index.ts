@@ -59,9 +59,16 @@ function subjectKey(s: Subject, bindingNamespace: string): string | undefined {
   }
 }
 
-function userKeys(user: UserInfo): string[] {
-  const keys = [`u:${user.name}`];
-  for (const g of user.groups) keys.push(`g:${g}`);
+// A client's every request carries the same UserInfo object (the authenticators cache it), so
+// its index keys are made once per identity rather than once per request.
+const keysByUser = new WeakMap<UserInfo, readonly string[]>();
+
+function userKeys(user: UserInfo): readonly string[] {
+  let keys = keysByUser.get(user);
+  if (!keys) {
+    keys = [`u:${user.name}`, ...user.groups.map((g) => `g:${g}`)];
+    keysByUser.set(user, keys);
+  }
   return keys;
 }
 
@@ -83,9 +90,16 @@ function bindingOf(obj: KubeObject, kind: Binding['kind']): Binding {
   };
 }
 
+const none: Iterable<Binding> = [];
+
+/**
+ * Bindings by scope (a RoleBinding's namespace; '' for ClusterRoleBindings), then by the index
+ * key of each subject they name. Lookups return the stored bindings themselves, so a request
+ * builds no key strings and no iterator of its own.
+ */
 class SubjectIndex {
   private readonly bindings = new Map<string, Binding>();
-  private readonly bySubject = new Map<string, Set<string>>();
+  private readonly byScope = new Map<string, Map<string, Map<string, Binding>>>();
 
   constructor(private readonly scoped: boolean) {}
 
@@ -93,7 +107,7 @@ class SubjectIndex {
     const out: string[] = [];
     for (const s of b.subjects) {
       const k = subjectKey(s, b.namespace);
-      if (k) out.push(this.scoped ? `${b.namespace}|${k}` : k);
+      if (k) out.push(k);
     }
     return out;
   }
@@ -101,31 +115,50 @@ class SubjectIndex {
   put(id: string, b: Binding | undefined): void {
     const old = this.bindings.get(id);
     if (old) {
+      const scope = this.scopeOf(old);
+      const subjects = this.byScope.get(scope);
       for (const k of this.keysOf(old)) {
-        const set = this.bySubject.get(k);
-        set?.delete(id);
-        if (set?.size === 0) this.bySubject.delete(k);
+        const ids = subjects?.get(k);
+        ids?.delete(id);
+        if (ids?.size === 0) subjects!.delete(k);
       }
+      if (subjects?.size === 0) this.byScope.delete(scope);
       this.bindings.delete(id);
     }
     if (!b) return;
     this.bindings.set(id, b);
+    const scope = this.scopeOf(b);
+    let subjects = this.byScope.get(scope);
+    if (!subjects) this.byScope.set(scope, (subjects = new Map()));
     for (const k of this.keysOf(b)) {
-      let set = this.bySubject.get(k);
-      if (!set) this.bySubject.set(k, (set = new Set()));
-      set.add(id);
+      let ids = subjects.get(k);
+      if (!ids) subjects.set(k, (ids = new Map()));
+      ids.set(id, b);
     }
   }
 
-  *matching(key: string): Iterable<Binding> {
-    const ids = this.bySubject.get(key);
-    if (!ids) return;
-    for (const id of ids) yield this.bindings.get(id)!;
+  private scopeOf(b: Binding): string {
+    return this.scoped ? b.namespace : '';
+  }
+
+  /** The bindings in `scope` ('' for cluster bindings) that name the subject `key`. */
+  matching(scope: string, key: string): Iterable<Binding> {
+    return this.byScope.get(scope)?.get(key)?.values() ?? none;
   }
 
   all(): Iterable<Binding> {
     return this.bindings.values();
   }
+}
+
+/** An allow whose reason is worded only when read: the router never reads it, the review APIs do. */
+function allowedBy(reason: () => string): Decision {
+  return {
+    allowed: true,
+    get reason() {
+      return reason();
+    },
+  };
 }
 
 const key = (obj: KubeObject): string => (obj.metadata.namespace ? `${obj.metadata.namespace}/${obj.metadata.name}` : obj.metadata.name);
@@ -183,18 +216,18 @@ export class RbacIndex {
     const errs: string[] = [];
     const keys = userKeys(a.user);
     for (const k of keys) {
-      for (const b of this.clusterBindings.matching(k)) {
+      for (const b of this.clusterBindings.matching('', k)) {
         for (const r of this.roleRules(b, errs)) {
-          if (ruleAllows(r, a)) return { allowed: true, reason: `RBAC: allowed by ClusterRoleBinding "${b.name}" of ClusterRole "${b.roleRef.name}" to ${describeSubject(a.user, k)}` };
+          if (ruleAllows(r, a)) return allowedBy(() => `RBAC: allowed by ClusterRoleBinding "${b.name}" of ClusterRole "${b.roleRef.name}" to ${describeSubject(a.user, k)}`);
         }
       }
     }
     const ns = a.kind === 'resource' ? a.namespace : '';
     if (ns) {
       for (const k of keys) {
-        for (const b of this.namespacedBindings.matching(`${ns}|${k}`)) {
+        for (const b of this.namespacedBindings.matching(ns, k)) {
           for (const r of this.roleRules(b, errs)) {
-            if (ruleAllows(r, a)) return { allowed: true, reason: `RBAC: allowed by RoleBinding "${b.name}/${ns}" of ${b.roleRef.kind} "${b.roleRef.name}" to ${describeSubject(a.user, k)}` };
+            if (ruleAllows(r, a)) return allowedBy(() => `RBAC: allowed by RoleBinding "${b.name}/${ns}" of ${b.roleRef.kind} "${b.roleRef.name}" to ${describeSubject(a.user, k)}`);
           }
         }
       }
@@ -213,8 +246,8 @@ export class RbacIndex {
     const errs: string[] = [];
     const keys = userKeys(user);
     const seen = new Set<Binding>();
-    for (const k of keys) for (const b of this.clusterBindings.matching(k)) if (!seen.has(b) && seen.add(b)) rules.push(...this.roleRules(b, errs));
-    if (namespace) for (const k of keys) for (const b of this.namespacedBindings.matching(`${namespace}|${k}`)) if (!seen.has(b) && seen.add(b)) rules.push(...this.roleRules(b, errs));
+    for (const k of keys) for (const b of this.clusterBindings.matching('', k)) if (!seen.has(b) && seen.add(b)) rules.push(...this.roleRules(b, errs));
+    if (namespace) for (const k of keys) for (const b of this.namespacedBindings.matching(namespace, k)) if (!seen.has(b) && seen.add(b)) rules.push(...this.roleRules(b, errs));
     return { rules, errors: errs };
   }
 
