@@ -42,6 +42,8 @@ export type AddNodeOptions = Omit<KubeletOptions, 'client' | 'heartbeatClient' |
   timings?: Partial<KubeletTimings>;
   /** This kubelet's own client (its `system:node:<name>` identity); the host's by default. */
   client?: ApiClient;
+  /** The kubeconfig of that identity, serialised: its Lease is renewed under it too. */
+  leaseCredentials?: string;
 };
 
 export interface NodeHost {
@@ -107,6 +109,8 @@ export function createNodeHost(o: NodeHostOptions): NodeHost {
       if (stopped) throw new Error(`node host is stopping; node ${a.nodeName} not added`);
       const existing = kubelets.get(a.nodeName);
       if (existing) return existing;
+      const credentials = a.leaseCredentials;
+      const nodeLeases: NodeLeases | undefined = leases && credentials ? { set: (lease) => leases.set({ ...lease, credentials }), delete: (name) => leases.delete(name), close: async () => {} } : leases;
       const k = createKubelet({
         ...a,
         client: a.client ?? o.client,
@@ -116,7 +120,7 @@ export function createNodeHost(o: NodeHostOptions): NodeHost {
         runtimes: o.runtimes,
         caCert: o.caCert,
         timings: { ...(o.timings ?? {}), ...(a.timings ?? {}) },
-        leases,
+        leases: nodeLeases,
         onHeartbeat: o.onHeartbeat,
         logServer: o.logServer,
         kubernetesService,

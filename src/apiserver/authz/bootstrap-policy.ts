@@ -156,15 +156,10 @@ export const defaultClusterRoles: readonly DefaultClusterRole[] = [
   { name: 'system:node', rules: [] },
   {
     // The hollow node host (src/node/node-host.ts) feeds every kubelet of a datacenter from one
-    // pod, node and Service informer, renews every node's Lease and posts every node's status,
-    // as kwok does for its nodes; each kubelet's own writes go out under `system:node:<name>`.
+    // pod, node and Service informer and records their events, as kwok does for its nodes; each
+    // kubelet's own reads and writes (its Node, its Lease, its pods) go out as `system:node:<name>`.
     name: 'system:shipyard:node-host',
-    rules: [
-      r(read, [''], ['pods', 'nodes', 'services', 'endpoints']),
-      r(['patch', 'update'], [''], ['nodes/status']),
-      r(['get', 'create', 'update', 'patch'], ['coordination.k8s.io'], ['leases']),
-      eventsRule,
-    ],
+    rules: [r(read, [''], ['pods', 'nodes', 'services', 'endpoints']), eventsRule],
   },
 ];
 

@@ -129,14 +129,14 @@ export async function startDatacenter(o: DatacenterOptions): Promise<Datacenter>
         const type = findInstanceType(instance.type);
         const nodeDir = join(dataDir, 'nodes', instance.name);
         const kubeletConfig = new ClientConfig();
-        kubeletConfig.loadFromFile(
-          await ensureIdentityKubeconfig({ path: join(nodeDir, 'root', 'var', 'lib', 'kubelet', 'kubeconfig'), server: apiUrl, pkiDir, user: `system:node:${instance.name}`, groups: ['system:nodes'] }),
-        );
+        const kubeletKubeconfig = await ensureIdentityKubeconfig({ path: join(nodeDir, 'root', 'var', 'lib', 'kubelet', 'kubeconfig'), server: apiUrl, pkiDir, user: `system:node:${instance.name}`, groups: ['system:nodes'] });
+        kubeletConfig.loadFromFile(kubeletKubeconfig);
         kubeletClients.get(instance.name)?.close();
         const kubeletClient = new ApiClient(kubeletConfig, { userAgent: `kubelet/${instance.name}`, maxSockets: 8 });
         kubeletClients.set(instance.name, kubeletClient);
         const kubelet = nodeHost.addNode({
           client: kubeletClient,
+          leaseCredentials: readFileSync(kubeletKubeconfig, 'utf8'),
           nodeName: instance.name,
           nodeIP: instance.privateIP,
           nodeDir,

@@ -39,8 +39,9 @@ interface Entry {
 export class LeaseRenewals implements NodeLeases {
   private readonly nodes = new Map<string, Entry>();
 
+  /** `client` renews every Lease, or, given a function, the Lease it is asked for. */
   constructor(
-    private readonly client: ApiClient,
+    private readonly client: ApiClient | ((lease: NodeLease) => ApiClient),
     private readonly onRenewal: (r: Renewal) => void = () => {},
   ) {}
 
@@ -76,7 +77,8 @@ export class LeaseRenewals implements NodeLeases {
     const startedAt = Date.now();
     const started = performance.now();
     try {
-      entry.ownerWritten = await renewNodeLease(this.client, entry.lease, entry.ownerWritten);
+      const client = typeof this.client === 'function' ? this.client(entry.lease) : this.client;
+      entry.ownerWritten = await renewNodeLease(client, entry.lease, entry.ownerWritten);
       this.onRenewal({ nodeName: entry.lease.nodeName, startedAt, ms: performance.now() - started, ok: true });
     } catch (err) {
       this.onRenewal({ nodeName: entry.lease.nodeName, startedAt, ms: performance.now() - started, ok: false, error: (err as Error).message });

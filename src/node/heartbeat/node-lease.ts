@@ -14,6 +14,12 @@ export interface NodeLease {
   readonly durationSeconds: number;
   /** How long after one renewal ends the next starts. */
   readonly renewMs: number;
+  /**
+   * The kubelet's own kubeconfig, serialised, so that its Lease is renewed as
+   * `system:node:<name>` (the Node authorizer lets a node touch only its own Lease); the
+   * renewer's own identity when absent.
+   */
+  readonly credentials?: string;
 }
 
 const LEASE = { group: 'coordination.k8s.io', version: 'v1', resource: 'leases', kind: 'Lease', namespaced: true } as const;
