@@ -6,7 +6,7 @@ import { jobFromTemplate, jobName } from './sync.ts';
 
 const T = (iso: string): number => Date.parse(iso);
 const cronJob = (spec: Record<string, unknown> = {}, status: Record<string, unknown> = {}): CronJob =>
-  ({ metadata: { name: 'tick', namespace: 'ns', uid: 'u1', creationTimestamp: '2030-01-01T00:00:30Z' }, spec: { schedule: '*/1 * * * *', ...spec }, status }) as CronJob;
+  ({ metadata: { name: 'tick', namespace: 'ns', uid: 'u1', creationTimestamp: '2030-01-01T00:00:30Z' }, spec: { schedule: '*/1 * * * *', ...spec }, status }) as unknown as CronJob;
 const everyMinute = parseCronSchedule('*/1 * * * *');
 
 describe('CronJob schedule times', () => {
