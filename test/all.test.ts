@@ -30,6 +30,11 @@ function findTests(dir: string): string[] {
 
 const filter = process.env.SHIPYARD_TEST_FILTER;
 const files = [...findTests(join(root, 'src')), ...findTests(join(root, 'test'))].filter((f) => !filter || relative(root, f).includes(filter));
+// With no suite at all, Node 20's runner spins on the hook below instead of ending: say why and stop.
+if (files.length === 0) {
+  console.error(`SHIPYARD_TEST_FILTER=${JSON.stringify(filter)} matches no test file (paths are relative to the repository, e.g. src/node or test/e2e/rbac)`);
+  process.exit(1);
+}
 
 /**
  * A file's deadline, which its tests inherit as their own unless they set one. The slowest
