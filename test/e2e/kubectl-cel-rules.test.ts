@@ -42,12 +42,13 @@ function gadgetCrd(extraSpecProperties: Json = {}): Json {
                     maxReplicas: { type: 'integer' },
                     mode: { type: 'string', 'x-kubernetes-validations': [{ rule: 'self == oldSelf', message: 'mode is immutable once set' }] },
                     name: { type: 'string', 'x-kubernetes-validations': [{ rule: "self.matches('^[a-z]+$')", messageExpression: "'name ' + self + ' must be lowercase letters'" }] },
-                    items: { type: 'array', items: { type: 'integer' } },
+                    items: { type: 'array', maxItems: 1000, items: { type: 'integer' } },
                     ...extraSpecProperties,
                   },
                   'x-kubernetes-validations': [
                     { rule: 'self.replicas <= self.maxReplicas', message: 'replicas may not exceed maxReplicas', fieldPath: '.replicas' },
-                    { rule: '!has(self.items) || self.items.all(x, self.items.all(y, self.items.all(z, x + y + z >= 0)))', message: 'items must not sum below zero' },
+                    // Within the static estimate (about 7·10^6 for 1000 items), far over the run-time limit of 10^6.
+                    { rule: '!has(self.items) || self.items.all(x, self.items.all(y, x + y >= 0))', message: 'items must not sum below zero' },
                   ],
                 },
                 status: {
@@ -135,8 +136,8 @@ describe('CRD validation rules and /status schema checks through kubectl', { tim
   });
 
   it('cuts off a runaway rule at the cost limit and keeps serving', async () => {
-    // 2000^2 steps if the limit did not cut it off: that would run into the test's deadline, not answer.
-    const raw = await sendJson(ts, 'POST', GADGETS, gadget('g3', { replicas: 1, maxReplicas: 1, items: Array.from({ length: 2000 }, (_, i) => i) }));
+    // 1000^2 steps if the limit did not cut it off.
+    const raw = await sendJson(ts, 'POST', GADGETS, gadget('g3', { replicas: 1, maxReplicas: 1, items: Array.from({ length: 1000 }, (_, i) => i) }));
     const status = assertFailureStatus({ status: raw.status, body: raw.text }, 422, 'Invalid', 'POST g3');
     assert.match(status.message ?? '', /call cost exceeds limit for rule: items must not sum below zero/);
     await kubectlOk(ts, ['get', 'gadgets']);

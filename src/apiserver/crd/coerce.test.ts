@@ -43,3 +43,40 @@ describe('coerceCustomResource', () => {
     });
   }
 });
+
+describe('coerceCustomResource: nulls as kube-apiserver treats them', () => {
+  const openshift: JSONSchemaProps = {
+    type: 'object',
+    properties: {
+      spec: {
+        type: 'object',
+        properties: {
+          unsupportedConfigOverrides: { type: 'object', nullable: true, 'x-kubernetes-preserve-unknown-fields': true },
+          kernelArguments: { type: 'array', nullable: true, items: { type: 'string' } },
+          logLevel: { type: 'string' },
+          replicas: { type: 'integer', default: 1 },
+          providerSpec: { type: 'object', properties: { value: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true } } },
+        },
+      },
+    },
+  };
+  const machine = (spec: Record<string, unknown>) => ({ apiVersion: 'example.com/v1', kind: 'Thing', metadata: { name: 't' }, spec });
+
+  it('keeps a nullable field set to null', () => {
+    const obj = machine({ unsupportedConfigOverrides: null, kernelArguments: null });
+    coerceCustomResource(obj, openshift);
+    assert.deepEqual(obj.spec, { unsupportedConfigOverrides: null, kernelArguments: null, replicas: 1 });
+  });
+
+  it('keeps nulls under x-kubernetes-preserve-unknown-fields', () => {
+    const obj = machine({ providerSpec: { value: { metadata: { creationTimestamp: null }, userDataSecret: null } } });
+    coerceCustomResource(obj, openshift);
+    assert.deepEqual(obj.spec.providerSpec, { value: { metadata: { creationTimestamp: null }, userDataSecret: null } });
+  });
+
+  it('drops other nulls, and defaults a null that has a default', () => {
+    const obj = machine({ logLevel: null, replicas: null, providerSpec: null });
+    coerceCustomResource(obj, openshift);
+    assert.deepEqual(obj.spec, { replicas: 1 });
+  });
+});
