@@ -31,8 +31,11 @@ export function certificateUser(socket: TLSSocket): UserInfo | undefined {
     const name = Array.isArray(cn) ? cn[0] : cn;
     if (name) {
       const o = subject?.O;
-      const groups = (Array.isArray(o) ? o : o ? [o] : []).filter((g) => g !== 'system:authenticated');
-      user = { name, uid: '', groups: [...groups, 'system:authenticated'] };
+      const groups = Array.isArray(o) ? [...o] : o ? [o] : [];
+      // Kube's AuthenticatedGroupAdder: O values as they are, then system:authenticated unless
+      // they already place the user (or it is system:anonymous).
+      if (name !== 'system:anonymous' && !groups.includes('system:authenticated') && !groups.includes('system:unauthenticated')) groups.push('system:authenticated');
+      user = { name, uid: '', groups };
     }
   }
   bySocket.set(socket, user);

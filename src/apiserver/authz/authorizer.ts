@@ -21,8 +21,8 @@ export function createAuthorizer(rbac: RbacIndex, nodes: NodeGraph): Authorizer 
       if (node?.allowed) return node;
       const decision = rbac.authorize(a);
       if (decision.allowed || !node) return decision;
-      // The Node authorizer's denial explains a kubelet's refusal better than RBAC's silence.
-      return { allowed: false, reason: [node.reason, decision.reason].filter(Boolean).join(', ') };
+      // Both say why, one reason a line, as kube's union authorizer joins them.
+      return { allowed: false, reason: [node.reason, decision.reason].filter(Boolean).join('\n') };
     },
   };
 }

@@ -1,10 +1,13 @@
 /**
  * Writes the bootstrap policy (`bootstrap-policy.ts`) at start, as kube-apiserver's
- * `rbac/bootstrap-roles` hook: missing objects are created; an existing default still marked
- * `rbac.authorization.kubernetes.io/autoupdate: "true"` regains rules and subjects it lost,
- * keeping whatever was added to it. Several replicas may do this at once: a conflict or an
- * AlreadyExists means another got there first, and the next start looks again.
+ * `rbac/bootstrap-roles` hook (pkg/registry/rbac/reconciliation): missing objects are created;
+ * an existing default not marked `rbac.authorization.kubernetes.io/autoupdate: "false"` regains
+ * the labels, annotations, rules (as single-verb rules), aggregation selectors and subjects it
+ * lost, keeping whatever was added to it; a binding whose roleRef differs is recreated. Several
+ * replicas may do this at once: a conflict or an AlreadyExists means another got there first,
+ * and the next start looks again.
  */
+import { isDeepStrictEqual } from 'node:util';
 import { isAlreadyExists, isConflict } from '../errors.ts';
 import type { ResourceRegistry } from '../registry/registry.ts';
 import type { KubeObject, ResourceDefinition } from '../registry/resource.ts';
@@ -30,7 +33,10 @@ function bindingObject(kind: string, b: DefaultBinding): KubeObject {
   };
 }
 
-async function ensure(store: ObjectStore, def: ResourceDefinition, desired: KubeObject, reconcile: (live: KubeObject) => KubeObject | undefined): Promise<void> {
+/** What to do with a live default: nothing, an update to this object, or (a binding whose roleRef changed) delete and create. */
+type Reconciled = undefined | { update: KubeObject } | { recreate: true };
+
+async function ensure(store: ObjectStore, def: ResourceDefinition, desired: KubeObject, reconcile: (live: KubeObject) => Reconciled): Promise<void> {
   const ns = desired.metadata.namespace as string | undefined;
   try {
     const live = await store.get(def, ns, desired.metadata.name).catch(() => undefined);
@@ -38,29 +44,74 @@ async function ensure(store: ObjectStore, def: ResourceDefinition, desired: Kube
       await store.create(def, ns, desired, manager);
       return;
     }
-    if (live.metadata?.annotations?.[autoupdate] !== 'true') return;
+    // Only an explicit "false" protects a default (kube's reconcile-protected): a removed annotation is put back.
+    if (live.metadata?.annotations?.[autoupdate] === 'false') return;
     const next = reconcile(structuredClone(live));
-    if (next) await store.update(def, ns, desired.metadata.name, next, manager);
+    if (!next) return;
+    if ('update' in next) {
+      await store.update(def, ns, desired.metadata.name, next.update, manager);
+      return;
+    }
+    await store.delete(def, ns, desired.metadata.name, { preconditions: { uid: live.metadata.uid } }, manager);
+    await store.create(def, ns, desired, manager);
   } catch (err) {
     if (!isAlreadyExists(err) && !isConflict(err)) throw err;
   }
 }
 
-function withMissingRules(live: KubeObject, expected: readonly PolicyRule[]): KubeObject | undefined {
-  const rules: PolicyRule[] = Array.isArray(live.rules) ? live.rules : [];
-  const missing = expected.filter((e) => uncoveredRules(rules, [e]).length > 0);
-  if (missing.length === 0) return undefined;
-  live.rules = [...rules, ...missing];
-  return live;
+/** The expected labels and annotations put back where missing; values found on the live object win (kube's merge). */
+function withMetadata(live: KubeObject, expected: KubeObject): boolean {
+  let changed = false;
+  for (const field of ['labels', 'annotations'] as const) {
+    const want: Record<string, string> = expected.metadata[field] ?? {};
+    const have: Record<string, string> = { ...(live.metadata[field] ?? {}) };
+    const absent = Object.keys(want).filter((k) => !(k in have));
+    if (absent.length === 0) continue;
+    for (const k of absent) have[k] = want[k]!;
+    live.metadata[field] = have;
+    changed = true;
+  }
+  return changed;
 }
 
-function withMissingSubjects(live: KubeObject, expected: KubeObject): KubeObject | undefined {
+function reconcileRole(live: KubeObject, expected: KubeObject): Reconciled {
+  let changed = withMetadata(live, expected);
+  const rules: PolicyRule[] = Array.isArray(live.rules) ? live.rules : [];
+  // Kube appends the missing atoms themselves (one verb, one resource), not the rule they came from.
+  const missing = uncoveredRules(rules, expected.rules ?? []);
+  if (missing.length) {
+    live.rules = [...rules, ...missing];
+    changed = true;
+  }
+  const wanted = expected.aggregationRule?.clusterRoleSelectors as KubeObject[] | undefined;
+  if (!wanted && live.aggregationRule) {
+    // Not meant to be aggregated: the aggregation goes, its rules stay.
+    delete live.aggregationRule;
+    changed = true;
+  } else if (wanted) {
+    const have: KubeObject[] = live.aggregationRule?.clusterRoleSelectors ?? [];
+    const absent = wanted.filter((w) => !have.some((h) => isDeepStrictEqual(h, w)));
+    if (absent.length) {
+      live.aggregationRule = { ...(live.aggregationRule ?? {}), clusterRoleSelectors: [...have, ...absent] };
+      changed = true;
+    }
+  }
+  return changed ? { update: live } : undefined;
+}
+
+function reconcileBinding(live: KubeObject, expected: KubeObject): Reconciled {
+  const ref = (r: KubeObject | undefined) => [r?.apiGroup ?? '', r?.kind ?? '', r?.name ?? ''].join('/');
+  // A roleRef cannot be changed in place: kube deletes the binding and creates it as expected.
+  if (ref(live.roleRef) !== ref(expected.roleRef)) return { recreate: true };
+  let changed = withMetadata(live, expected);
   const subjects: KubeObject[] = Array.isArray(live.subjects) ? live.subjects : [];
-  const same = (a: KubeObject, b: KubeObject) => a.kind === b.kind && a.name === b.name && (a.namespace ?? '') === (b.namespace ?? '');
+  const same = (a: KubeObject, b: KubeObject) => a.kind === b.kind && (a.apiGroup ?? '') === (b.apiGroup ?? '') && a.name === b.name && (a.namespace ?? '') === (b.namespace ?? '');
   const missing = (expected.subjects as KubeObject[]).filter((e) => !subjects.some((s) => same(s, e)));
-  if (missing.length === 0) return undefined;
-  live.subjects = [...subjects, ...missing];
-  return live;
+  if (missing.length) {
+    live.subjects = [...subjects, ...missing];
+    changed = true;
+  }
+  return changed ? { update: live } : undefined;
 }
 
 export async function reconcileBootstrapPolicy(store: ObjectStore, registry: ResourceRegistry): Promise<void> {
@@ -69,19 +120,19 @@ export async function reconcileBootstrapPolicy(store: ObjectStore, registry: Res
     const labels = role.aggregateTo ? { [`rbac.authorization.k8s.io/aggregate-to-${role.aggregateTo}`]: 'true' } : {};
     const desired: KubeObject = { apiVersion: `${rbacGroup}/v1`, kind: 'ClusterRole', metadata: meta(role.name, undefined, labels), rules: [...role.rules] };
     if (role.aggregationRule) desired.aggregationRule = role.aggregationRule;
-    // An aggregated role's rules belong to the aggregation controller; only its selector is kept.
-    await ensure(store, defOf('clusterroles'), desired, (live) => (role.aggregationRule ? (live.aggregationRule ? undefined : { ...live, aggregationRule: role.aggregationRule }) : withMissingRules(live, role.rules)));
+    // An aggregated default lists no rules (the aggregation controller writes them), so only its selectors are reconciled.
+    await ensure(store, defOf('clusterroles'), desired, (live) => reconcileRole(live, desired));
   }
   for (const role of defaultRoles) {
     const desired: KubeObject = { apiVersion: `${rbacGroup}/v1`, kind: 'Role', metadata: meta(role.name, role.namespace), rules: [...role.rules] };
-    await ensure(store, defOf('roles'), desired, (live) => withMissingRules(live, role.rules));
+    await ensure(store, defOf('roles'), desired, (live) => reconcileRole(live, desired));
   }
   for (const b of defaultClusterRoleBindings) {
     const desired = bindingObject('ClusterRoleBinding', b);
-    await ensure(store, defOf('clusterrolebindings'), desired, (live) => withMissingSubjects(live, desired));
+    await ensure(store, defOf('clusterrolebindings'), desired, (live) => reconcileBinding(live, desired));
   }
   for (const b of defaultRoleBindings) {
     const desired = bindingObject('RoleBinding', b);
-    await ensure(store, defOf('rolebindings'), desired, (live) => withMissingSubjects(live, desired));
+    await ensure(store, defOf('rolebindings'), desired, (live) => reconcileBinding(live, desired));
   }
 }

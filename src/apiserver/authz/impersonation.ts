@@ -5,6 +5,7 @@
  * kube-apiserver's impersonation filter checks them.
  */
 import type { IncomingHttpHeaders } from 'node:http';
+import { isDns1123Label, isDns1123Subdomain } from '../../api/names.ts';
 import type { UserInfo } from '../auth/tokens.ts';
 import { ApiError, errors } from '../errors.ts';
 import type { ResourceAttributes } from './attributes.ts';
@@ -21,6 +22,14 @@ function headerList(v: string | string[] | undefined): string[] {
 export function wantsImpersonation(headers: IncomingHttpHeaders): boolean {
   for (const h in headers) if (h.startsWith('impersonate-')) return true;
   return false;
+}
+
+/** `system:serviceaccount:<ns>:<name>` with a valid namespace and name, as kube's SplitUsername; otherwise a plain user name. */
+function splitServiceAccount(name: string): { namespace: string; name: string } | undefined {
+  if (!name.startsWith(saPrefix)) return undefined;
+  const parts = name.slice(saPrefix.length).split(':');
+  if (parts.length !== 2 || isDns1123Label(parts[0]!).length > 0 || isDns1123Subdomain(parts[1]!).length > 0) return undefined;
+  return { namespace: parts[0]!, name: parts[1]! };
 }
 
 export function impersonate(real: UserInfo, headers: IncomingHttpHeaders, authorizer: Authorizer): UserInfo {
@@ -43,18 +52,20 @@ export function impersonate(real: UserInfo, headers: IncomingHttpHeaders, author
     if (!d.allowed) throw new ApiError(403, 'Forbidden', forbiddenMessage(a, d.reason), { name: objectName, group: apiGroup || undefined, kind: resource });
   };
 
-  const impersonatedGroups: string[] = [];
-  if (name.startsWith(saPrefix)) {
-    const [namespace, sa] = name.slice(saPrefix.length).split(':');
-    if (!namespace || !sa) throw errors.badRequest(`invalid service account name ${JSON.stringify(name)}`);
-    check('serviceaccounts', '', sa, namespace);
-    impersonatedGroups.push('system:serviceaccounts', `system:serviceaccounts:${namespace}`);
-  } else check('users', '', name);
+  // Kube's order of checks: the user (or ServiceAccount), each group, each extra value, the uid.
+  const sa = splitServiceAccount(name);
+  if (sa) check('serviceaccounts', '', sa.name, sa.namespace);
+  else check('users', '', name);
   for (const g of groups) check('groups', '', g);
-  if (uid) check('uids', 'authentication.k8s.io', uid);
   for (const [key, values] of Object.entries(extra)) for (const v of values) check('userextras', 'authentication.k8s.io', v, '', key);
+  if (uid) check('uids', 'authentication.k8s.io', uid);
 
-  for (const g of groups) if (!impersonatedGroups.includes(g)) impersonatedGroups.push(g);
-  if (name !== 'system:anonymous' && !impersonatedGroups.includes('system:authenticated')) impersonatedGroups.push('system:authenticated');
+  // Groups asked for are the whole answer; only without them does a ServiceAccount get its own.
+  const impersonatedGroups = groups.length ? [...groups] : sa ? ['system:serviceaccounts', `system:serviceaccounts:${sa.namespace}`] : [];
+  if (name === 'system:anonymous') {
+    if (!impersonatedGroups.includes('system:unauthenticated')) impersonatedGroups.push('system:unauthenticated');
+  } else if (!impersonatedGroups.includes('system:authenticated') && !impersonatedGroups.includes('system:unauthenticated')) {
+    impersonatedGroups.push('system:authenticated');
+  }
   return { name, uid, groups: impersonatedGroups, ...(Object.keys(extra).length ? { extra } : {}) };
 }

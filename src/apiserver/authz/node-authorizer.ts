@@ -3,7 +3,7 @@
  * read the Secrets and ConfigMaps, and request tokens for the ServiceAccounts, of pods bound to
  * its node and nothing else of those kinds; it may touch only its own Lease; for everything
  * else it holds the rules of kube's `system:node` role (`nodeRules`). What a kubelet may write
- * to Nodes and pods is narrowed further by NodeRestriction (`node-restriction.ts`).
+ * to Nodes, Leases and pods is narrowed further by NodeRestriction (`admission.ts`).
  *
  * The pod → object relation is kept from the store's events, as kube's graph is from informers.
  */
@@ -12,7 +12,7 @@ import type { StoreEvent, StoreEventSource } from '../controllers/event-source.t
 import type { ResourceRegistry } from '../registry/registry.ts';
 import type { KubeObject } from '../registry/resource.ts';
 import type { ObjectStore } from '../registry/store.ts';
-import type { Attributes } from './attributes.ts';
+import type { Attributes, ResourceAttributes } from './attributes.ts';
 import type { Decision } from './rbac-index.ts';
 import { rulesAllow, type PolicyRule } from './rules.ts';
 
@@ -119,24 +119,49 @@ export class NodeGraph {
 
 const noRelation = (node: string): Decision => ({ allowed: false, reason: `no relationship found between node '${node}' and this object` });
 
-/** The Node authorizer's decision; undefined when the user is not a kubelet (no opinion). */
+const denied = (reason: string): Decision => ({ allowed: false, reason });
+
+/** A single object the graph must relate to the node (kube's `authorize`). */
+function related(graph: NodeGraph, node: string, ref: Ref, name: string): Decision {
+  if (!name) return denied('No Object name found');
+  return graph.related(node, ref) ? { allowed: true, reason: '' } : noRelation(node);
+}
+
+/** Secrets and ConfigMaps: read one at a time (get, or a list or watch of one name), kube's authorizeReadNamespacedObject. */
+function authorizeRead(graph: NodeGraph, node: string, kind: 'secret' | 'configmap', a: ResourceAttributes): Decision {
+  if (a.verb !== 'get' && a.verb !== 'list' && a.verb !== 'watch') return denied('can only read resources of this type');
+  if (a.subresource) return denied('cannot read subresource');
+  if (!a.namespace) return denied('can only read namespaced object of this type');
+  return related(graph, node, `${kind}/${a.namespace}/${a.name}`, a.name);
+}
+
+/** ServiceAccounts: only tokens, for the service accounts of its pods (kube's authorizeCreateToken). */
+function authorizeCreateToken(graph: NodeGraph, node: string, a: ResourceAttributes): Decision {
+  if (a.verb !== 'create' || !a.name) return denied('can only create tokens for individual service accounts');
+  if (a.subresource !== 'token') return denied('can only create token subresource of serviceaccount');
+  return related(graph, node, `serviceaccount/${a.namespace}/${a.name}`, a.name);
+}
+
+/** Only its own heartbeat Lease (kube's authorizeLease); a create's name is checked at admission. */
+function authorizeLease(node: string, a: ResourceAttributes): Decision {
+  if (!['get', 'create', 'update', 'patch', 'delete'].includes(a.verb)) return denied('can only get, create, update, patch, or delete a node lease');
+  if (a.namespace !== 'kube-node-lease') return denied('can only access leases in the "kube-node-lease" system namespace');
+  if (a.verb !== 'create' && a.name !== node) return denied('can only access node lease with the same name as the requesting node');
+  return { allowed: true, reason: '' };
+}
+
+/**
+ * The Node authorizer's decision; undefined when the user is not a kubelet or the request is
+ * none of its business (no opinion). A refusal is no opinion either: RBAC may still allow.
+ */
 export function authorizeNode(graph: NodeGraph, a: Attributes): Decision | undefined {
   const node = nodeNameOf(a.user);
   if (node === undefined) return undefined;
-  if (a.kind === 'resource' && a.apiGroup === '') {
-    const kind = a.resource === 'secrets' ? 'secret' : a.resource === 'configmaps' ? 'configmap' : a.resource === 'serviceaccounts' && a.subresource === 'token' ? 'serviceaccount' : undefined;
-    if (kind) {
-      const verbOk = kind === 'serviceaccount' ? a.verb === 'create' : a.verb === 'get';
-      if (!verbOk) return { allowed: false, reason: kind === 'serviceaccount' ? `can only create tokens for individual service accounts` : `can only get individual resources of this type` };
-      if (!a.name) return { allowed: false, reason: 'can only get individual resources of this type' };
-      return graph.related(node, `${kind}/${a.namespace}/${a.name}`) ? { allowed: true, reason: '' } : noRelation(node);
-    }
-  }
-  if (a.kind === 'resource' && a.apiGroup === 'coordination.k8s.io' && a.resource === 'leases') {
-    // Only its own heartbeat Lease, as kube's authorizeLease.
-    if (a.namespace !== 'kube-node-lease') return { allowed: false, reason: `can only access leases in the kube-node-lease namespace` };
-    if (a.verb !== 'create' && a.name !== node) return { allowed: false, reason: `can only access node lease with the same name as the requesting node` };
-    return rulesAllow(nodeRules, a) ? { allowed: true, reason: '' } : { allowed: false, reason: '' };
+  if (a.kind === 'resource') {
+    if (a.apiGroup === '' && a.resource === 'secrets') return authorizeRead(graph, node, 'secret', a);
+    if (a.apiGroup === '' && a.resource === 'configmaps') return authorizeRead(graph, node, 'configmap', a);
+    if (a.apiGroup === '' && a.resource === 'serviceaccounts') return authorizeCreateToken(graph, node, a);
+    if (a.apiGroup === 'coordination.k8s.io' && a.resource === 'leases') return authorizeLease(node, a);
   }
   return rulesAllow(nodeRules, a) ? { allowed: true, reason: '' } : undefined;
 }

@@ -52,8 +52,11 @@ function subjectKey(s: Subject, bindingNamespace: string): string | undefined {
       return `u:${s.name}`;
     case 'Group':
       return `g:${s.name}`;
-    case 'ServiceAccount':
-      return `u:${serviceAccountUser(s.namespace || bindingNamespace, s.name)}`;
+    case 'ServiceAccount': {
+      // A ServiceAccount named without a namespace in a ClusterRoleBinding is no one (kube's appliesToUser).
+      const ns = s.namespace || bindingNamespace;
+      return ns ? `u:${serviceAccountUser(ns, s.name)}` : undefined;
+    }
     default:
       return undefined;
   }
@@ -72,8 +75,34 @@ function userKeys(user: UserInfo): readonly string[] {
   return keys;
 }
 
-function describeSubject(user: UserInfo, key: string): string {
-  return key.startsWith('g:') ? `Group "${key.slice(2)}"` : user.name.startsWith('system:serviceaccount:') ? `ServiceAccount "${user.name.split(':')[3]}/${user.name.split(':')[2]}"` : `User "${user.name}"`;
+/**
+ * The subject an allow is credited to, as kube's describeSubject: the first of the binding's
+ * subjects that applies to the user (kube's appliesTo), a ServiceAccount as `name/namespace`.
+ */
+function describeSubject(b: Binding, user: UserInfo): string {
+  const keys = new Set(userKeys(user));
+  for (const s of b.subjects) {
+    const k = subjectKey(s, b.namespace);
+    if (!k || !keys.has(k)) continue;
+    return s.kind === 'ServiceAccount' ? `ServiceAccount ${JSON.stringify(`${s.name}/${s.namespace || b.namespace}`)}` : `${s.kind} ${JSON.stringify(s.name)}`;
+  }
+  return '';
+}
+
+/**
+ * A role a binding names that does not exist, worded as kube words it: the RBAC authorizer reads
+ * roles from listers (`clusterrole.rbac.authorization.k8s.io "x" not found`), escalation checks
+ * from the registry (`clusterroles.rbac.authorization.k8s.io "x" not found`).
+ */
+export function missingRoleMessage(ref: RoleRef, source: 'lister' | 'registry'): string {
+  const resource = (ref.kind === 'ClusterRole' ? 'clusterrole' : 'role') + (source === 'registry' ? 's' : '');
+  return `${resource}.${rbacGroup} ${JSON.stringify(ref.name)} not found`;
+}
+
+/** Go's utilerrors aggregate: one message alone, several deduplicated in brackets. */
+export function aggregateMessage(messages: readonly string[]): string {
+  const unique = [...new Set(messages)];
+  return unique.length === 1 ? unique[0]! : `[${unique.join(', ')}]`;
 }
 
 function rulesOf(obj: KubeObject): PolicyRule[] {
@@ -200,25 +229,20 @@ export class RbacIndex {
     }
   }
 
-  private roleRules(b: Binding, errs: string[]): readonly PolicyRule[] {
-    if (b.roleRef.kind === 'ClusterRole') {
-      const rules = this.clusterRoles.get(b.roleRef.name);
-      if (!rules) errs.push(`clusterrole.${rbacGroup} "${b.roleRef.name}" not found`);
-      return rules ?? [];
-    }
-    const rules = this.roles.get(`${b.namespace}/${b.roleRef.name}`);
-    if (!rules) errs.push(`role.${rbacGroup} "${b.roleRef.name}" not found`);
+  private roleRules(b: Binding, missing: RoleRef[]): readonly PolicyRule[] {
+    const rules = this.referencedRules(b.namespace, b.roleRef);
+    if (!rules) missing.push(b.roleRef);
     return rules ?? [];
   }
 
   /** Kube's RBACAuthorizer.Authorize: allowed by any binding of the user or a group of theirs. */
   authorize(a: Attributes): Decision {
-    const errs: string[] = [];
+    const errs: RoleRef[] = [];
     const keys = userKeys(a.user);
     for (const k of keys) {
       for (const b of this.clusterBindings.matching('', k)) {
         for (const r of this.roleRules(b, errs)) {
-          if (ruleAllows(r, a)) return allowedBy(() => `RBAC: allowed by ClusterRoleBinding "${b.name}" of ClusterRole "${b.roleRef.name}" to ${describeSubject(a.user, k)}`);
+          if (ruleAllows(r, a)) return allowedBy(() => `RBAC: allowed by ClusterRoleBinding "${b.name}" of ${b.roleRef.kind} "${b.roleRef.name}" to ${describeSubject(b, a.user)}`);
         }
       }
     }
@@ -227,28 +251,29 @@ export class RbacIndex {
       for (const k of keys) {
         for (const b of this.namespacedBindings.matching(ns, k)) {
           for (const r of this.roleRules(b, errs)) {
-            if (ruleAllows(r, a)) return allowedBy(() => `RBAC: allowed by RoleBinding "${b.name}/${ns}" of ${b.roleRef.kind} "${b.roleRef.name}" to ${describeSubject(a.user, k)}`);
+            if (ruleAllows(r, a)) return allowedBy(() => `RBAC: allowed by RoleBinding "${b.name}/${ns}" of ${b.roleRef.kind} "${b.roleRef.name}" to ${describeSubject(b, a.user)}`);
           }
         }
       }
     }
     if (errs.length === 0) return { allowed: false, reason: '' };
-    return { allowed: false, reason: `RBAC: ${errs.length === 1 ? errs[0] : `[${errs.join(', ')}]`}` };
+    // A binding naming the user twice, or two bindings of one missing role, report it once, as kube's aggregate does.
+    return { allowed: false, reason: `RBAC: ${aggregateMessage(errs.map((r) => missingRoleMessage(r, 'lister')))}` };
   }
 
   /**
    * Every rule the user holds in `namespace` ('' for the cluster scope only): what escalation
-   * checks compare a grant with, and what SelfSubjectRulesReview lists. `errors` collects roles
+   * checks compare a grant with, and what SelfSubjectRulesReview lists. `missing` lists roles
    * that bindings name but that do not exist.
    */
-  rulesFor(user: UserInfo, namespace: string): { rules: PolicyRule[]; errors: string[] } {
+  rulesFor(user: UserInfo, namespace: string): { rules: PolicyRule[]; missing: RoleRef[] } {
     const rules: PolicyRule[] = [];
-    const errs: string[] = [];
+    const errs: RoleRef[] = [];
     const keys = userKeys(user);
     const seen = new Set<Binding>();
     for (const k of keys) for (const b of this.clusterBindings.matching('', k)) if (!seen.has(b) && seen.add(b)) rules.push(...this.roleRules(b, errs));
     if (namespace) for (const k of keys) for (const b of this.namespacedBindings.matching(namespace, k)) if (!seen.has(b) && seen.add(b)) rules.push(...this.roleRules(b, errs));
-    return { rules, errors: errs };
+    return { rules, missing: errs };
   }
 
   /** The rules of a role a binding refers to (undefined: no such role). */

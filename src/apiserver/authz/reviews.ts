@@ -13,7 +13,7 @@ import type { KubeObject } from '../registry/resource.ts';
 import type { Attributes } from './attributes.ts';
 import type { Authorizer } from './authorizer.ts';
 import { nodeNameOf, nodeRules, type NodeGraph } from './node-authorizer.ts';
-import type { RbacIndex } from './rbac-index.ts';
+import { aggregateMessage, missingRoleMessage, type RbacIndex } from './rbac-index.ts';
 import type { PolicyRule } from './rules.ts';
 
 export interface ReviewDeps {
@@ -103,8 +103,9 @@ export function reviewHandlers(deps: ReviewDeps): Map<string, ReviewHandler> {
   handlers.set(`${authzGroup}/localsubjectaccessreviews`, (body, namespace) => {
     const spec = specOf('LocalSubjectAccessReview', authzGroup, body);
     if (spec.nonResourceAttributes) throw errors.invalid('LocalSubjectAccessReview', authzGroup, '', [fieldError.invalid('spec.nonResourceAttributes', spec.nonResourceAttributes, 'disallowed on this kind of request')]);
-    if (spec.resourceAttributes && (spec.resourceAttributes.namespace ?? '') !== namespace) {
-      throw errors.badRequest(`spec.resourceAttributes.namespace must match namespace: ${namespace}`);
+    // The object's namespace is the URL's by now, so kube's validation compares the spec with it.
+    if (spec.resourceAttributes && (spec.resourceAttributes.namespace ?? '') !== (namespace ?? '')) {
+      throw errors.invalid('LocalSubjectAccessReview', authzGroup, '', [fieldError.invalid('spec.resourceAttributes.namespace', spec.resourceAttributes.namespace ?? '', 'must match metadata.namespace')]);
     }
     const user = userFromSpec('LocalSubjectAccessReview', spec);
     return reviewed(body, 'LocalSubjectAccessReview', authzGroup, spec, accessStatus(deps, attributesFrom('LocalSubjectAccessReview', spec, user)), namespace);
@@ -119,20 +120,22 @@ export function reviewHandlers(deps: ReviewDeps): Map<string, ReviewHandler> {
     const held = deps.rbac.rulesFor(requester, namespace);
     const rules = [...held.rules];
     // A kubelet's rules come from the Node authorizer, which cannot list what its graph allows.
-    let incomplete = held.errors.length > 0;
+    let incomplete = false;
     if (nodeNameOf(requester) !== undefined) {
       rules.push(...nodeRules);
       incomplete = true;
     }
     const status: KubeObject = { ...splitRules(rules), incomplete };
-    if (held.errors.length) status.evaluationError = held.errors.join(', ');
+    // Missing roles are reported, not counted as incomplete: kube's RBAC rule resolver says so.
+    if (held.missing.length) status.evaluationError = aggregateMessage(held.missing.map((r) => missingRoleMessage(r, 'lister')));
     return reviewed(body, 'SelfSubjectRulesReview', authzGroup, spec, status);
   });
   handlers.set(`${authnGroup}/tokenreviews`, async (body) => {
     const spec = specOf('TokenReview', authnGroup, body);
-    if (typeof spec.token !== 'string' || spec.token === '') throw errors.invalid('TokenReview', authnGroup, '', [fieldError.required('spec.token')]);
+    if (typeof spec.token !== 'string' || spec.token === '') throw errors.badRequest('token is required for TokenReview in authentication');
     const user = await deps.authenticate(`Bearer ${spec.token}`);
-    const status: KubeObject = user ? { authenticated: true, user: userInfoStatus(user), ...(Array.isArray(spec.audiences) ? { audiences: spec.audiences } : {}) } : { authenticated: false, user: {}, error: 'token not recognized' };
+    // A token nothing recognises is `{user: {}}`: kube's `authenticated` is omitted when false, and no authenticator erred.
+    const status: KubeObject = user ? { authenticated: true, user: userInfoStatus(user), ...(Array.isArray(spec.audiences) ? { audiences: spec.audiences } : {}) } : { user: {} };
     // The token is a secret: the answer does not repeat it.
     return reviewed(body, 'TokenReview', authnGroup, { ...spec, token: undefined }, status);
   });

@@ -28,10 +28,14 @@ function resourceMatches(rule: PolicyRule, resource: string, subresource: string
   return false;
 }
 
+/** `/api/*` (or `/api/**`: Go's TrimRight drops every trailing `*`) prefixes every path under it. */
+function urlPrefixMatches(pattern: string, path: string): boolean {
+  return pattern.endsWith('*') && path.startsWith(pattern.replace(/\*+$/, ''));
+}
+
 function urlMatches(rule: PolicyRule, path: string): boolean {
   for (const u of rule.nonResourceURLs ?? []) {
-    if (u === '*' || u === path) return true;
-    if (u.endsWith('*') && path.startsWith(u.slice(0, -1))) return true;
+    if (u === '*' || u === path || urlPrefixMatches(u, path)) return true;
   }
   return false;
 }
@@ -79,10 +83,7 @@ function resourceCovered(owner: PolicyRule, resource: string): boolean {
 }
 
 function urlCovered(owner: PolicyRule, url: string): boolean {
-  for (const u of owner.nonResourceURLs ?? []) {
-    if (u === '*' || u === url) return true;
-    if (u.endsWith('*') && url.startsWith(u.slice(0, -1))) return true;
-  }
+  for (const u of owner.nonResourceURLs ?? []) if (u === url || urlPrefixMatches(u, url)) return true;
   return false;
 }
 
@@ -114,4 +115,26 @@ export function uncoveredRules(held: readonly PolicyRule[], requested: readonly 
   const missing: PolicyRule[] = [];
   for (const rule of requested) for (const atom of atoms(rule)) if (!held.some((h) => atomCovered(h, atom))) missing.push(atom);
   return missing;
+}
+
+/**
+ * Missing atoms as kube's escalation error lists them (validation.CompactRules): the atoms of
+ * one group, resource and name merged into one rule with their verbs in order; anything else
+ * (URLs) kept as it is.
+ */
+export function compactRules(rules: readonly PolicyRule[]): PolicyRule[] {
+  const others: PolicyRule[] = [];
+  const simple = new Map<string, { verbs: string[]; apiGroups: readonly string[]; resources: readonly string[]; resourceNames?: readonly string[] }>();
+  for (const r of rules) {
+    const isSimple = !r.nonResourceURLs?.length && r.apiGroups?.length === 1 && r.resources?.length === 1 && (r.resourceNames?.length ?? 0) <= 1;
+    if (!isSimple) {
+      others.push(r);
+      continue;
+    }
+    const id = JSON.stringify([r.apiGroups![0], r.resources![0], r.resourceNames?.[0] ?? null]);
+    const existing = simple.get(id);
+    if (existing) existing.verbs.push(...r.verbs);
+    else simple.set(id, { verbs: [...r.verbs], apiGroups: r.apiGroups!, resources: r.resources!, ...(r.resourceNames?.length ? { resourceNames: r.resourceNames } : {}) });
+  }
+  return [...others, ...simple.values()];
 }
