@@ -239,7 +239,8 @@ export function makeJobReconcile(deps: JobSyncDeps): (key: string) => Promise<Re
 
   /** Writes the status on the Job's current resourceVersion: a conflict means the cache was behind, and the pass is retried. */
   async function writeStatus(s: SyncState, job: Job): Promise<Job> {
-    const body = { ...(structuredClone(job) as V1Job), status: s.status as V1Job['status'] };
+    if (s.status.conditions?.length === 0) delete s.status.conditions;
+    const body = { ...(structuredClone(job) as V1Job), status: structuredClone(s.status) as V1Job['status'] };
     return (await deps.client.updateStatus<V1Job>(JOBS, body)) as Job;
   }
 
