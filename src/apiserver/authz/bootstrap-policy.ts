@@ -6,6 +6,7 @@
  * still marked `rbac.authorization.kubernetes.io/autoupdate: "true"` gets back any rule or
  * subject that was removed (additions are kept).
  */
+import { nodeRules } from './node-authorizer.ts';
 import type { PolicyRule } from './rules.ts';
 
 const read = ['get', 'list', 'watch'];
@@ -153,7 +154,9 @@ export const defaultClusterRoles: readonly DefaultClusterRole[] = [
       r(['escalate', 'update', 'patch'], ['rbac.authorization.k8s.io'], ['clusterroles']),
     ],
   },
-  { name: 'system:node', rules: [] },
+  // Kube ships the kubelets' rules as this role but binds it to nobody: the Node authorizer
+  // grants them, narrowed to each node's own objects.
+  { name: 'system:node', rules: nodeRules },
   {
     // The hollow node host (src/node/node-host.ts) feeds every kubelet of a datacenter from one
     // pod, node and Service informer and records their events, as kwok does for its nodes; each
