@@ -18,6 +18,7 @@ import {
 import { createdAtTableConvertor, defaultTableConvertor } from './crd-columns.ts';
 import { eventTableConvertor, eventsV1TableConvertor } from './event-printers.ts';
 import { podTableConvertor } from './pod-printer.ts';
+import { bindingTableConvertor } from './rbac-printers.ts';
 import { leaseTableConvertor, podDisruptionBudgetTableConvertor } from './policy-printers.ts';
 import type { TableConvertor } from './types.ts';
 
@@ -47,6 +48,10 @@ export const builtinTableConvertors: Readonly<Record<string, TableConvertor>> = 
   'policy/poddisruptionbudgets': podDisruptionBudgetTableConvertor,
   'coordination.k8s.io/leases': leaseTableConvertor,
   'apiextensions.k8s.io/customresourcedefinitions': createdAtTableConvertor,
+  'rbac.authorization.k8s.io/roles': createdAtTableConvertor,
+  'rbac.authorization.k8s.io/clusterroles': createdAtTableConvertor,
+  'rbac.authorization.k8s.io/rolebindings': bindingTableConvertor,
+  'rbac.authorization.k8s.io/clusterrolebindings': bindingTableConvertor,
 };
 
 /** The printer for a built-in resource, or the default (Name, Age). */

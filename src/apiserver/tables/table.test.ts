@@ -93,10 +93,14 @@ describe('builtinTableConvertors', () => {
       'coordination.k8s.io/leases',
       'events.k8s.io/events',
       'policy/poddisruptionbudgets',
+      'rbac.authorization.k8s.io/clusterrolebindings',
+      'rbac.authorization.k8s.io/clusterroles',
+      'rbac.authorization.k8s.io/rolebindings',
+      'rbac.authorization.k8s.io/roles',
     ]);
     assert.equal(tableKey('', 'pods'), '/pods');
     assert.equal(builtinTableConvertor('apps', 'deployments'), builtinTableConvertors['apps/deployments']);
-    assert.equal(builtinTableConvertor('rbac.authorization.k8s.io', 'roles'), defaultTableConvertor);
+    assert.equal(builtinTableConvertor('storage.k8s.io', 'storageclasses'), defaultTableConvertor);
   });
 
   for (const [key, convertor] of Object.entries(builtinTableConvertors)) {
