@@ -23,7 +23,7 @@ export interface CustomResourceDefinitionManifest {
   metadata: { name: string; annotations?: Record<string, string> };
   spec: {
     group: string;
-    names: { plural: string; singular: string; kind: string; listKind: string; shortNames?: string[] };
+    names: { plural: string; singular: string; kind: string; listKind: string; shortNames?: string[]; categories?: string[] };
     scope: 'Cluster' | 'Namespaced';
     versions: Array<{
       name: string;
@@ -44,11 +44,15 @@ export interface CustomResourceOptions<Spec, Status> {
   /** Defaults to the lower-cased kind. */
   readonly singular?: string;
   readonly shortNames?: readonly string[];
+  /** Groupings `kubectl get <category>` lists together. */
+  readonly categories?: readonly string[];
   readonly scope: 'Cluster' | 'Namespaced';
   readonly description?: string;
   /** Annotations on the CRD object itself (e.g. the release-profile inclusion annotation). */
   readonly annotations?: Readonly<Record<string, string>>;
   readonly spec: Schema<Spec>;
+  /** Whether the schema lists `spec` as required; default true (OpenShift's MachineConfig does not). */
+  readonly specRequired?: boolean;
   readonly status?: Schema<Status>;
   /** Whether `status` is a subresource (written only through `/status`); default true when there is a status. */
   readonly statusSubresource?: boolean;
@@ -90,7 +94,8 @@ export function defineCustomResource<Spec, Status = never>(opts: CustomResourceO
     spec: opts.spec.json,
   };
   if (opts.status) properties.status = opts.status.json;
-  const root: JSONSchemaProps = { type: 'object', properties, required: ['spec'] };
+  const root: JSONSchemaProps = { type: 'object', properties };
+  if (opts.specRequired ?? true) root.required = ['spec'];
   if (opts.description) root.description = opts.description;
   if (opts.rules?.length) root['x-kubernetes-validations'] = opts.rules.map((r) => ({ ...r }));
 
@@ -110,6 +115,7 @@ export function defineCustomResource<Spec, Status = never>(opts: CustomResourceO
     listKind: `${opts.kind}List`,
   };
   if (opts.shortNames?.length) names.shortNames = [...opts.shortNames];
+  if (opts.categories?.length) names.categories = [...opts.categories];
 
   const metadata: CustomResourceDefinitionManifest['metadata'] = { name: `${opts.plural}.${opts.group}` };
   if (opts.annotations) metadata.annotations = { ...opts.annotations };

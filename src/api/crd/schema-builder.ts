@@ -67,6 +67,10 @@ interface ArrayOptions extends Common {
 
 interface ObjectOptions extends Common {
   readonly default?: Record<string, unknown>;
+  /** `atomic`: the object is replaced as a whole by apply and merges (a label selector, an object reference). */
+  readonly mapType?: 'atomic' | 'granular';
+  /** The object is a whole Kubernetes object (apiVersion, kind, metadata), as an embedded Infrastructure. */
+  readonly embeddedResource?: boolean;
 }
 
 function node<T>(json: JSONSchemaProps, opts: Common = {}): Schema<T> {
@@ -148,7 +152,14 @@ export const s = {
     if (Object.keys(props).length) json.properties = props;
     if (required.length) json.required = required;
     if (opts.default !== undefined) json.default = structuredClone(opts.default);
+    if (opts.mapType) json['x-kubernetes-map-type'] = opts.mapType;
+    if (opts.embeddedResource) json['x-kubernetes-embedded-resource'] = true;
     return node(json, opts);
+  },
+
+  /** An integer or a string such as `"10%"` (intstr.IntOrString). */
+  intOrString(opts: Common = {}): Schema<number | string> {
+    return node({ anyOf: [{ type: 'integer' }, { type: 'string' }], 'x-kubernetes-int-or-string': true }, opts);
   },
 
   /** Any JSON object, kept as sent (a RawExtension). */

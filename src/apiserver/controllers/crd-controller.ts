@@ -9,6 +9,7 @@ import { noRefs } from '../../api/schema.ts';
 import { isNotFound } from '../errors.ts';
 import type { ResourceRegistry } from '../registry/registry.ts';
 import type { KubeObject, ResourceDefinition, Strategy } from '../registry/resource.ts';
+import { withKindValidator } from '../registry/kind-validators.ts';
 import { nowTimestamp, type ObjectStore } from '../registry/store.ts';
 import { selectableFieldAccessors } from '../selectors/field-selector.ts';
 import type { StoreEventSource } from './event-source.ts';
@@ -42,7 +43,7 @@ export function definitionsOf(crd: KubeObject): ResourceDefinition[] {
         status: v.subresources?.status !== undefined,
         scale: scale ? { specReplicasPath: scale.specReplicasPath, statusReplicasPath: scale.statusReplicasPath, labelSelectorPath: scale.labelSelectorPath } : undefined,
       },
-      strategy: customResourceStrategy,
+      strategy: withKindValidator(customResourceStrategy, spec.group, names.kind),
       fieldAccessors: selectableFieldAccessors((v.selectableFields ?? []).map((f: KubeObject) => f.jsonPath)),
       schema: v.schema?.openAPIV3Schema ? { root: v.schema.openAPIV3Schema, resolve: noRefs } : undefined,
       strategicMerge: false,

@@ -19,6 +19,8 @@ import { fileURLToPath } from 'node:url';
 import type { KubernetesObject } from '@kubernetes/client-node';
 import { stringify } from 'yaml';
 import { configCRDs } from '../../api/config/index.ts';
+import type { CustomResourceDefinitionManifest } from '../../api/crd/define.ts';
+import { machineConfigurationCRDs } from '../../api/machineconfiguration/index.ts';
 import type { ImageStore } from '../../node/images.ts';
 import { isAlreadyExists, type ApiClient } from '../../runtime/client.ts';
 import { discoverResources } from '../../runtime/discovery.ts';
@@ -63,8 +65,8 @@ function stageSource(dataDir: string, from: string, reconcileInterval: string): 
     const path = join(manifests, file);
     writeFileSync(path, readFileSync(path, 'utf8').replaceAll('{{.ReconcileInterval}}', reconcileInterval));
   }
-  for (const crd of configCRDs()) {
-    const file = join(manifests, crdFileName(crd.spec.names.plural));
+  for (const crd of [...configCRDs(), ...machineConfigurationCRDs()]) {
+    const file = join(manifests, crdFileName(crd));
     if (!existsSync(file)) writeFileSync(file, stringify(crd));
   }
   return staged;
@@ -88,9 +90,15 @@ export function buildRelease(o: ReleaseBuildOptions & { version: string; previou
   return ref;
 }
 
-/** CRDs of ClusterVersion and ClusterOperator belong to the CVO (run level 00); the config ones to the config operator (03). */
-function crdFileName(plural: string): string {
+/**
+ * CRDs of ClusterVersion and ClusterOperator belong to the CVO (run level 00), the config ones to
+ * the config operator (03), the machineconfiguration ones to the machine-config operator (80, the
+ * file names OpenShift's payload gives them).
+ */
+function crdFileName(crd: CustomResourceDefinitionManifest): string {
+  const plural = crd.spec.names.plural;
   if (plural === 'clusterversions' || plural === 'clusteroperators') return `0000_00_cluster-version-operator_01_${plural}.crd.yaml`;
+  if (crd.spec.group === 'machineconfiguration.openshift.io') return `0000_80_machine-config_01_${plural}.crd.yaml`;
   return `0000_03_config-operator_01_${plural}.crd.yaml`;
 }
 
