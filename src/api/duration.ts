@@ -28,6 +28,24 @@ export function parseDuration(text: string): number {
   return neg ? -total : total;
 }
 
+/**
+ * A duration as Go's time.Duration prints it ("5s", "1m30s", "1h0m0s", "300ms"): messages
+ * that Kubernetes tools word with a Go duration (kubectl drain's "global timeout reached:
+ * 1m30s") read the same here. Precision stops at the millisecond.
+ */
+export function formatDuration(ms: number): string {
+  if (ms === 0) return '0s';
+  const sign = ms < 0 ? '-' : '';
+  let rest = Math.abs(ms);
+  if (rest < 1000) return `${sign}${Number(rest.toFixed(3))}ms`;
+  const h = Math.floor(rest / 3_600_000);
+  rest -= h * 3_600_000;
+  const m = Math.floor(rest / 60_000);
+  rest -= m * 60_000;
+  const s = Number((rest / 1000).toFixed(3));
+  return `${sign}${h ? `${h}h${m}m` : m ? `${m}m` : ''}${s}s`;
+}
+
 export function formatDurationSeconds(ms: number): string {
   return `${Math.round(ms / 1000)}s`;
 }
