@@ -20,9 +20,11 @@ const allowed: Record<string, readonly string[]> = {
   runtime: ['api'],
   cluster: ['runtime', 'api'],
   node: ['runtime', 'api'],
-  // The CVO reads payloads; release/ is the payload format, not an operator.
-  operators: ['runtime', 'api', 'release'],
-  cloud: ['api'],
+  // The CVO reads payloads; release/ is the payload format, not an operator. The machine-config
+  // daemon writes node roots with the same code as first boot (noderoot/).
+  operators: ['runtime', 'api', 'release', 'noderoot'],
+  cloud: ['api', 'noderoot'],
+  noderoot: ['api'],
   release: ['api'],
   cli: ['*'],
 };

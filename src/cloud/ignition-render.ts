@@ -1,15 +1,12 @@
 /**
- * Turning a user-data config into the config a node gets: reading resources (`data:` URLs or
- * loopback http(s), gunzipped, hash-checked) and resolving `ignition.config.replace` / `.merge`
- * references the way Ignition's engine does — a replacement is rendered in place of the config,
- * merged configs are each rendered and merged on top, in order. CAs named by any config on the
- * way are trusted for every later fetch.
+ * Turning a user-data config into the config a node gets: reading resources (loopback http(s)
+ * here; `data:` URLs, gzip and hashes in `noderoot/resource.ts`) and resolving
+ * `ignition.config.replace` / `.merge` references the way Ignition's engine does — a
+ * replacement is rendered in place of the config, merged configs are each rendered and merged
+ * on top, in order. CAs named by any config on the way are trusted for every later fetch.
  */
-import { createHash } from 'node:crypto';
-import { gunzipSync } from 'node:zlib';
 import {
   configReferences,
-  decodeDataUrl,
   formatProblem,
   IgnitionConfigError,
   merge,
@@ -18,6 +15,7 @@ import {
   type IgnitionConfig,
   type IgnitionResource,
 } from '../api/ignition/index.ts';
+import { describeSource, readResource as readResourceBytes } from '../noderoot/resource.ts';
 import type { Fetcher } from './ignition-fetch.ts';
 import { assertLoopbackUrl } from './loopback.ts';
 
@@ -25,7 +23,6 @@ import { assertLoopbackUrl } from './loopback.ts';
 export const configAcceptHeader = `application/vnd.coreos.ignition+json;version=${newestVersion}, */*;q=0.1`;
 
 const maxReferenceDepth = 10;
-const maxDecompressedBytes = 256 * 1024 * 1024;
 
 export interface RenderContext {
   readonly fetch: Fetcher;
@@ -40,45 +37,14 @@ export interface RenderContext {
 }
 
 export async function readResource(resource: IgnitionResource, ctx: RenderContext, extraHeaders: Record<string, string> = {}): Promise<Buffer> {
-  const source = resource.source ?? '';
-  let raw: Buffer;
-  if (source === '') raw = Buffer.alloc(0);
-  else if (/^data:/i.test(source)) {
-    const decoded = decodeDataUrl(source);
-    if (!decoded.ok) throw new Error(decoded.message);
-    raw = decoded.data;
-  } else {
+  return readResourceBytes(resource, async (r) => {
+    const source = r.source ?? '';
     assertLoopbackUrl(source);
     const headers: Record<string, string> = { ...extraHeaders };
-    for (const h of resource.httpHeaders ?? []) if (typeof h.value === 'string') headers[h.name] = h.value;
+    for (const h of r.httpHeaders ?? []) if (typeof h.value === 'string') headers[h.name] = h.value;
     ctx.fetched.push(source);
-    raw = await ctx.fetch({ url: source, headers, certificateAuthorities: ctx.certificateAuthorities, timeoutMs: ctx.timeoutMs, signal: ctx.signal });
-  }
-  const data = resource.compression === 'gzip' ? gunzip(raw, source) : raw;
-  verify(resource, data);
-  return data;
-}
-
-function gunzip(raw: Buffer, source: string): Buffer {
-  try {
-    return gunzipSync(raw, { maxOutputLength: maxDecompressedBytes });
-  } catch (err) {
-    throw new Error(`decompressing ${describe(source)}: ${(err as Error).message}`);
-  }
-}
-
-/** Since spec 3.1 the hash is of the decompressed bytes. */
-function verify(resource: IgnitionResource, data: Buffer): void {
-  const hash = resource.verification?.hash;
-  if (!hash) return;
-  const dash = hash.indexOf('-');
-  const expected = hash.slice(dash + 1).toLowerCase();
-  const actual = createHash(hash.slice(0, dash)).update(data).digest('hex');
-  if (actual !== expected) throw new Error(`${describe(resource.source ?? '')}: content does not match verification hash ${hash.slice(0, dash)}-${expected.slice(0, 12)}…`);
-}
-
-function describe(source: string): string {
-  return /^data:/i.test(source) ? 'inline data' : source;
+    return ctx.fetch({ url: source, headers, certificateAuthorities: ctx.certificateAuthorities, timeoutMs: ctx.timeoutMs, signal: ctx.signal });
+  });
 }
 
 /** Resolves every reference; the result has no `ignition.config` left to follow. */
@@ -104,7 +70,7 @@ async function trustCAs(config: IgnitionConfig, ctx: RenderContext): Promise<voi
 async function fetchConfig(ref: IgnitionResource, ctx: RenderContext): Promise<IgnitionConfig> {
   const text = (await readResource(ref, ctx, { Accept: configAcceptHeader })).toString('utf8');
   const parsed = parse(text);
-  const where = describe(ref.source ?? '');
+  const where = describeSource(ref.source ?? '');
   if (!parsed.ok) throw new IgnitionConfigError(parsed.errors.map((p) => ({ path: p.path, message: `${p.message} (in config from ${where})` })));
   for (const w of parsed.warnings) ctx.warnings.push(`${where}: ${formatProblem(w)}`);
   return parsed.config;

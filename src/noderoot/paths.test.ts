@@ -3,7 +3,7 @@ import { mkdir, mkdtemp, rm, symlink } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
-import { resolveInRoot } from './node-root.ts';
+import { resolveInRoot } from './paths.ts';
 
 const dirs: string[] = [];
 
