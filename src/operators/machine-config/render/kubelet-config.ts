@@ -76,17 +76,16 @@ export function mergeKubeletConfiguration(base: DeepReadonly<KubeletConfiguratio
   const out = structuredClone(base) as KubeletConfiguration;
   for (const [key, value] of Object.entries(user)) {
     // The file's own type stays the template's; feature gates come from the FeatureGate, never a user.
-    if (key === 'apiVersion' || key === 'kind' || key === 'featureGates') continue;
+    if (key === 'apiVersion' || key === 'kind' || key === 'featureGates' || value === null || value === undefined) continue;
     out[key] = mergeValue(out[key], value);
   }
   return out;
 }
 
 function mergeValue(base: unknown, value: unknown): unknown {
-  if (value === undefined || value === null) return base;
   if (isMap(base) && isMap(value)) {
     const out = { ...base };
-    for (const [k, v] of Object.entries(value)) out[k] = mergeValue(out[k], v);
+    for (const [k, v] of Object.entries(value)) if (v !== null && v !== undefined) out[k] = mergeValue(out[k], v);
     return out;
   }
   return structuredClone(value);
