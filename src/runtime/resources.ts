@@ -4,6 +4,10 @@
  */
 import { ClusterOperator } from '../api/config/cluster-operator.ts';
 import { ClusterVersion } from '../api/config/cluster-version.ts';
+import { ControllerConfig } from '../api/machineconfiguration/controller-config.ts';
+import { KubeletConfig } from '../api/machineconfiguration/kubelet-config.ts';
+import { MachineConfigPool } from '../api/machineconfiguration/machine-config-pool.ts';
+import { MachineConfig } from '../api/machineconfiguration/machine-config.ts';
 
 export interface ResourceRef {
   /** '' for the core group. */
@@ -65,4 +69,9 @@ export const resources = {
   // OpenShift's config kinds are declared once, as CRDs, in api/config/.
   clusterVersions: refOf(ClusterVersion),
   clusterOperators: refOf(ClusterOperator),
+  // The Machine Config Operator's kinds, declared in api/machineconfiguration/.
+  machineConfigs: refOf(MachineConfig),
+  machineConfigPools: refOf(MachineConfigPool),
+  kubeletConfigs: refOf(KubeletConfig),
+  controllerConfigs: refOf(ControllerConfig),
 } as const satisfies Record<string, ResourceRef>;
