@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { parse } from 'yaml';
-import { machineConfigAnnotations, roleLabel, type KubeletConfig, type MachineConfig } from '../../../api/machineconfiguration/index.ts';
+import { machineConfigAnnotations, roleLabel, validateMachineConfig, type KubeletConfig, type MachineConfig } from '../../../api/machineconfiguration/index.ts';
 import { validateKubeletConfig } from './kubelet-config-validate.ts';
 import { generatedKubeletConfigName, kubeletConfigCondition, kubeletConfigPools, mcNameSuffixAnnotation, mergeKubeletConfiguration, renderGeneratedKubeletConfig } from './kubelet-config.ts';
 import { kubeletConfiguration } from './kubelet-conf.ts';
@@ -24,6 +24,7 @@ function generated(kc: KubeletConfig, poolName = 'worker'): MachineConfig {
   assert.ok(named.ok);
   const out = renderGeneratedKubeletConfig({ pool: p, kubeletConfig: kc, controllerConfig: controllerConfig(), controllerVersion, name: named.value.name });
   assert.ok(out.ok, out.ok ? '' : out.error);
+  assert.deepEqual(validateMachineConfig(out.value), [], 'the API server accepts it');
   return out.value;
 }
 

@@ -71,7 +71,9 @@ function mergeIgnition(ordered: readonly MergeInput[]): IgnitionConfig {
   // Ignition's spec 3 default is not to overwrite, the MCO always does: a node scaled up later
   // from this config must end with the same files as the nodes that were updated in place.
   for (const file of out.storage?.files ?? []) file.overwrite ??= true;
-  return out;
+  // As it will be stored: a translated 2.2 reference without a source holds `source: undefined`,
+  // which only a JSON round trip removes (and the API's validator would refuse in memory).
+  return JSON.parse(JSON.stringify(out)) as IgnitionConfig;
 }
 
 /**

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { machineConfigAnnotations, type MachineConfig } from '../../../api/machineconfiguration/index.ts';
+import { machineConfigAnnotations, validateMachineConfig, type MachineConfig } from '../../../api/machineconfiguration/index.ts';
 import { renderBootstrap, renderedConfigGeneratedMessage, renderPool, type RenderOutcome } from './render.ts';
 import { renderTemplates } from './templates.ts';
 import { controllerConfig, controllerVersion, filesConfig, machineConfig, pool, renderedFile, seedMachineConfig } from './testing.ts';
@@ -33,6 +33,7 @@ describe('rendering a pool', () => {
     assert.match(script?.text ?? '', /^#!\/usr\/bin\/bash\nset -x\nmain\(\) \{\nsudo rpm-ostree install policycoreutils-python-utils\n/);
     assert.match(renderedFile(mc, '/etc/kubernetes/kubelet.conf')?.text ?? '', /maxPods: 250/);
     assert.equal(renderedFile(mc, '/etc/kubernetes/manifests/kube-apiserver-pod.yaml'), undefined);
+    assert.deepEqual(validateMachineConfig(mc), [], 'the API server accepts what the controller will create');
     assert.ok(outcome.kind === 'rendered');
     assert.deepEqual(
       outcome.source.map((s) => [s.apiVersion, s.kind, s.name]),
