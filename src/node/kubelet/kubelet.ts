@@ -6,8 +6,11 @@
  *
  * `stop()` is what stopping a real kubelet does: heartbeats and syncing stop, containers keep
  * running. `reboot()` stops everything, goes NotReady, waits, re-reads kubelet.conf and starts.
+ * A pod reboots its node from inside the cluster by a request file under the node root, which
+ * the kubelet honours as a host honours `systemctl reboot` (reboot-watcher.ts). Every boot has
+ * its own bootID, as the Node's `status.nodeInfo.bootID` shows.
  */
-import { randomBytes } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
 import type { Logger } from 'pino';
 import type { V1Node, V1Pod } from '@kubernetes/client-node';
@@ -21,6 +24,7 @@ import { PodIpAllocator } from './pod-ip.ts';
 import { PodWorker, type WorkerHost } from './pod-worker.ts';
 import { scanStaticPods, type StaticPod } from './static-pods.ts';
 import { Loops } from './loops.ts';
+import { RebootWatcher } from './reboot-watcher.ts';
 import { startLogServer, type LogServer } from '../log-server.ts';
 import { LeaseRenewals, type NodeLeases, type Renewal } from '../heartbeat/lease-renewals.ts';
 import type { NodeLease } from '../heartbeat/node-lease.ts';
@@ -34,6 +38,10 @@ export interface KubeletTimings {
   backoffMaxMs: number;
   backoffResetMs: number;
   registerRetryMs: number;
+  /** How often the node root is looked at for a reboot request (runtime/node-reboot.ts). */
+  rebootRequestPollMs: number;
+  /** How long a rebooting node stays down. */
+  bootDelayMs: number;
 }
 
 export const defaultTimings: KubeletTimings = {
@@ -45,6 +53,8 @@ export const defaultTimings: KubeletTimings = {
   backoffMaxMs: 300_000,
   backoffResetMs: 600_000,
   registerRetryMs: 2_000,
+  rebootRequestPollMs: 1_000,
+  bootDelayMs: 3_000,
 };
 
 export interface KubeletOptions extends Omit<NodeIdentity, 'kubeletPort' | 'taints'> {
@@ -119,7 +129,13 @@ export class Kubelet {
   private registered = false;
   private ready = { ok: true, reason: 'KubeletReady', message: 'kubelet is posting ready status' };
   private lastStatusAt = 0;
-  private bootID = randomBytes(8).toString('hex');
+  /** This boot's id, set as the node boots (the kubelet's first start, and each reboot's). */
+  private bootID = '';
+  /** False from the moment the node is down until it boots: the next start is a boot. */
+  private booted = false;
+  /** The reboot under way: a second request while it runs joins it. */
+  private rebooting: Promise<void> | undefined;
+  private readonly rebootRequests: RebootWatcher;
   private staticErrors = '';
   private logs: LogServer | undefined;
   private nodeUid: string | undefined;
@@ -136,6 +152,11 @@ export class Kubelet {
     this.identity = { ...o, taints: o.taints ?? [], kubeletPort: o.kubeletPort ?? 10250 };
     this.ipam = new PodIpAllocator(o.nodeDir);
     this.leases = o.leases ?? new LeaseRenewals(this.heartbeats, o.onHeartbeat);
+    this.rebootRequests = new RebootWatcher({
+      nodeRoot: join(o.nodeDir, 'root'),
+      reboot: (reason) => this.reboot(this.t.bootDelayMs, reason),
+      onError: (err) => this.o.logger.warn({ node: this.nodeName, err: (err as Error).message }, 'requested reboot failed; the request stays'),
+    });
     const self = this;
     this.host = {
       nodeName: o.nodeName,
@@ -185,6 +206,7 @@ export class Kubelet {
   async start(): Promise<void> {
     if (this.running) return;
     this.running = true;
+    if (!this.booted) this.boot();
     this.loadConfig();
     this.ready = { ok: true, reason: 'KubeletReady', message: 'kubelet is posting ready status' };
     const jitter = (ms: number): number => Math.floor(ms * (0.5 + Math.random() * 0.5));
@@ -196,6 +218,7 @@ export class Kubelet {
     } else void this.register();
     this.every(this.t.statusCheckMs, () => this.checkStatus(), jitter(this.t.statusCheckMs));
     this.every(this.t.volumeRefreshMs, () => this.refreshVolumes(), jitter(this.t.volumeRefreshMs));
+    this.every(this.t.rebootRequestPollMs, () => this.rebootRequests.check(), this.t.rebootRequestPollMs);
     for (const w of [...this.workers.values(), ...[...this.statics.values()].map((s) => s.worker)]) w.requestSync();
     this.resyncPods();
     if (this.o.logServer) {
@@ -238,18 +261,44 @@ export class Kubelet {
     else this.statics.clear();
   }
 
-  async reboot(bootDelayMs = 3000): Promise<void> {
-    this.o.recorder.event(this.nodeRef(), 'Normal', 'Rebooted', `Node ${this.nodeName} is rebooting`);
+  /**
+   * Reboots the node: `shipyard node reboot`, or a request from a pod (with its reason). One
+   * asked for while a reboot is under way joins it rather than rebooting twice.
+   */
+  reboot(bootDelayMs = this.t.bootDelayMs, reason?: string): Promise<void> {
+    this.rebooting ??= this.rebootOnce(bootDelayMs, reason).finally(() => {
+      this.rebooting = undefined;
+    });
+    return this.rebooting;
+  }
+
+  private async rebootOnce(bootDelayMs: number, reason: string | undefined): Promise<void> {
+    this.o.recorder.event(this.nodeRef(), 'Normal', 'Rebooted', `Node ${this.nodeName} is rebooting${reason ? `: ${reason}` : ''}`);
+    if (reason) this.o.logger.info({ node: this.nodeName, reason }, 'rebooting on request');
     this.ready = { ok: false, reason: 'KubeletNotReady', message: 'node is rebooting' };
     await this.postStatus().catch(() => {});
     await this.shutdown();
+    this.booted = false;
     const stops = this.stops;
     await new Promise((r) => setTimeout(r, bootDelayMs));
     // Stopped while it was down (the datacenter stopping, the node removed): it stays down,
     // or it would start pods after the stop that was meant to end them.
     if (this.stops !== stops) return;
-    this.bootID = randomBytes(8).toString('hex');
     await this.start();
+  }
+
+  /**
+   * The node boots: a new bootID, and the reboot requests written before now are satisfied
+   * (a real host's `/run` starts empty).
+   */
+  private boot(): void {
+    this.booted = true;
+    this.bootID = randomUUID();
+    try {
+      this.rebootRequests.booted();
+    } catch (err) {
+      this.o.logger.warn({ node: this.nodeName, err: (err as Error).message }, 'cannot clear the reboot request');
+    }
   }
 
   private every(ms: number, fn: () => Promise<void> | void, firstDelay: number): void {
@@ -259,7 +308,7 @@ export class Kubelet {
   private async register(): Promise<void> {
     while (this.running && !this.registered) {
       try {
-        const created = await this.o.client.create(resources.nodes, newNode(this.identity, this.config));
+        const created = await this.o.client.create(resources.nodes, newNode(this.identity, this.config, this.bootID));
         this.nodeUid = created.metadata?.uid;
         this.registered = true;
         this.o.recorder.event(this.nodeRef(), 'Normal', 'Starting', 'Starting kubelet.');
@@ -327,8 +376,7 @@ export class Kubelet {
   }
 
   private async postStatus(): Promise<void> {
-    const status = nodeStatus(this.identity, this.config, this.ready, this.o.currentNode());
-    if (status?.nodeInfo) status.nodeInfo.bootID = this.bootID;
+    const status = nodeStatus(this.identity, this.config, this.ready, this.bootID, this.o.currentNode());
     await this.heartbeats.patch(resources.nodes, undefined, this.nodeName, { status }, { type: 'strategic', subresource: 'status' });
     this.lastStatusAt = Date.now();
   }

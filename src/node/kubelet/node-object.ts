@@ -47,7 +47,7 @@ function allocatable(id: NodeIdentity, cfg: KubeletConfig): Record<string, strin
   return { cpu: `${cpu}m`, memory: `${Math.floor(mem / 1024)}Ki`, pods: String(cfg.maxPods), 'ephemeral-storage': '100Gi' };
 }
 
-export function nodeStatus(id: NodeIdentity, cfg: KubeletConfig, ready: { ok: boolean; reason: string; message: string }, previous?: V1Node): V1Node['status'] {
+export function nodeStatus(id: NodeIdentity, cfg: KubeletConfig, ready: { ok: boolean; reason: string; message: string }, bootID: string, previous?: V1Node): V1Node['status'] {
   const t = formatTimestamp();
   const cond = (type: string, status: string, reason: string, message: string): V1NodeCondition => {
     const old = previous?.status?.conditions?.find((c) => c.type === type);
@@ -70,7 +70,7 @@ export function nodeStatus(id: NodeIdentity, cfg: KubeletConfig, ready: { ok: bo
     nodeInfo: {
       machineID: id.nodeName,
       systemUUID: id.providerID ?? id.nodeName,
-      bootID: `${id.nodeName}-${Date.now()}`,
+      bootID,
       kernelVersion: process.version,
       osImage: 'Shipyard hollow node',
       containerRuntimeVersion: 'shipyard://0.1.0',
@@ -82,12 +82,13 @@ export function nodeStatus(id: NodeIdentity, cfg: KubeletConfig, ready: { ok: bo
   };
 }
 
-export function newNode(id: NodeIdentity, cfg: KubeletConfig): V1Node {
+/** The Node as it registers, in the boot `bootID`: the status it posts later names the same boot. */
+export function newNode(id: NodeIdentity, cfg: KubeletConfig, bootID: string): V1Node {
   return {
     apiVersion: 'v1',
     kind: 'Node',
     metadata: { name: id.nodeName, labels: nodeLabels(id), annotations: { 'node.alpha.kubernetes.io/ttl': '0' } },
     spec: { ...(id.providerID ? { providerID: id.providerID } : {}), ...(id.taints.length ? { taints: [...id.taints] } : {}) },
-    status: nodeStatus(id, cfg, { ok: true, reason: 'KubeletReady', message: 'kubelet is posting ready status' }),
+    status: nodeStatus(id, cfg, { ok: true, reason: 'KubeletReady', message: 'kubelet is posting ready status' }, bootID),
   };
 }
