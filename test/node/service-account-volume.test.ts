@@ -57,7 +57,10 @@ describe('kubelet service-account volume (TokenRequest, no fallback)', () => {
     // The kubelet's 3607 s: issued for a year (the pod binding still revokes it), warning after the hour.
     assert.equal(claims['kubernetes.io'].warnafter, claims.iat + 3607);
     assert.equal(claims.exp - claims.iat, 365 * 24 * 3600);
-    assert.equal((await ts.request('GET', '/api/v1/namespaces', { token: f.token })).status, 200);
+    // The server authenticates the token as the pod's account (what it may do is RBAC's business).
+    const who = await ts.request('POST', '/apis/authentication.k8s.io/v1/selfsubjectreviews', { token: f.token, contentType: 'application/json', body: JSON.stringify({ apiVersion: 'authentication.k8s.io/v1', kind: 'SelfSubjectReview' }) });
+    assert.equal(who.status, 201, who.body);
+    assert.equal(JSON.parse(who.body).status.userInfo.username, 'system:serviceaccount:default:runner');
     assert.equal(f.namespace, 'default');
     assert.equal(f.ca, KUBELET_CA);
   });
