@@ -8,6 +8,8 @@
  * carried as YAML text (JSON, which YAML reads). Field numbers are those of gnostic's OpenAPIv2.proto.
  */
 
+import { varintBytes } from '../protobuf/wire-writer.ts';
+
 type Json = unknown;
 type JsonObject = Record<string, unknown>;
 
@@ -19,16 +21,7 @@ interface Encoded {
   len: number;
 }
 
-function varint(value: number | bigint): Buffer {
-  let v = BigInt.asUintN(64, BigInt(value));
-  const out: number[] = [];
-  do {
-    const b = Number(v & 0x7fn);
-    v >>= 7n;
-    out.push(v > 0n ? b | 0x80 : b);
-  } while (v > 0n);
-  return Buffer.from(out);
-}
+const varint = (value: number | bigint): Buffer => Buffer.from(varintBytes(value));
 
 class Message implements Encoded {
   readonly parts: Buffer[] = [];

@@ -7,7 +7,8 @@ import { magic } from './envelope.ts';
 
 export type Bytes = Uint8Array;
 
-function varintBytes(value: number | bigint): number[] {
+/** A protobuf varint (uint64; negative numbers as their two's complement, as Go encodes int64). */
+export function varintBytes(value: number | bigint): number[] {
   let v = BigInt.asUintN(64, BigInt(value));
   const out: number[] = [];
   do {
