@@ -1,5 +1,5 @@
 /**
- * The CVO's apply and health layer (src/operators/cluster-version/apply) against a real API
+ * The CVO's apply and health layer (src/runtime/apply) against a real API
  * server: objects are created, left alone when nothing drifted (the server's own defaults
  * must not look like drift), put back after `kubectl scale` and hand edits, recreated after
  * a delete, never updated when create-only, and a write that races another writer is retried
@@ -11,7 +11,7 @@ import { after, before, describe, it } from 'node:test';
 import { KubeConfig, type KubernetesObject, type V1ConfigMap, type V1Deployment, type V1OwnerReference } from '@kubernetes/client-node';
 import { ClusterOperator } from '../../src/api/config/cluster-operator.ts';
 import { formatTimestamp } from '../../src/api/time.ts';
-import { applyManifest, checkHealth, type HealthResult } from '../../src/operators/cluster-version/apply/index.ts';
+import { applyManifest, checkHealth, type HealthResult } from '../../src/runtime/apply/index.ts';
 import { ApiClient } from '../../src/runtime/client.ts';
 import { resources, type ResourceRef } from '../../src/runtime/resources.ts';
 import { startTestServer, type TestServer } from '../support/server.ts';

@@ -9,7 +9,7 @@ import { after, before, describe, it } from 'node:test';
 import type { KubernetesObject, V1ConfigMap, V1Job, V1Pod } from '@kubernetes/client-node';
 import { formatTimestamp } from '../../src/api/time.ts';
 import { createJobController } from '../../src/cluster/job/controller.ts';
-import { applyManifest, checkHealth } from '../../src/operators/cluster-version/apply/index.ts';
+import { applyManifest, checkHealth } from '../../src/runtime/apply/index.ts';
 import { planPayload } from '../../src/operators/cluster-version/payload.ts';
 import { runSyncPass, type PlannedManifest, type SyncResult } from '../../src/operators/cluster-version/sync-worker.ts';
 import { isNotFound, type ApiClient } from '../../src/runtime/client.ts';

@@ -19,7 +19,7 @@ import { resources, type ResourceRef } from '../../runtime/resources.ts';
 import { updateStatus, type StatusTarget } from '../../runtime/update-status.ts';
 import { setCondition, type ClusterVersion } from '../../api/config/index.ts';
 import { formatTimestamp } from '../../api/time.ts';
-import { applyManifest, checkHealth } from './apply/index.ts';
+import { applyManifest, checkHealth } from '../../runtime/apply/index.ts';
 import { filterOverrides, planPayload, type LoadedPayload, type Override, type PayloadManifest } from './payload.ts';
 import type { PayloadSource } from './payload-source.ts';
 import { CLUSTER_VERSION_NAME, CVO_DEPLOYMENT, CVO_NAMESPACE } from './refs.ts';

@@ -9,7 +9,7 @@
  * cluster-version-operator#722, #855, #862 came from exactly such differences).
  */
 import { isDeepStrictEqual } from 'node:util';
-import { parseQuantity, type Quantity } from '../../../api/quantity.ts';
+import { parseQuantity, type Quantity } from '../../api/quantity.ts';
 
 export type Obj = Record<string, unknown>;
 

@@ -6,8 +6,8 @@
  * a 409 starts again from a fresh read rather than overwriting what someone else just wrote.
  */
 import type { KubernetesObject, V1OwnerReference } from '@kubernetes/client-node';
-import { isAlreadyExists, isConflict, isNotFound, type ApiClient } from '../../../runtime/client.ts';
-import type { ResourceRef } from '../../../runtime/resources.ts';
+import { isAlreadyExists, isConflict, isNotFound, type ApiClient } from '../client.ts';
+import type { ResourceRef } from '../resources.ts';
 import { asObj, child, isObj, objList, type Obj } from './json.ts';
 import { groupOf, mergeObject } from './merge.ts';
 

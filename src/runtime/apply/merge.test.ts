@@ -6,7 +6,7 @@
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { deepFreeze } from '../../../runtime/readonly.ts';
+import { deepFreeze } from '../readonly.ts';
 import { mergeObject } from './merge.ts';
 
 type Any = Record<string, any>;

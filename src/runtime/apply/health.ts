@@ -12,8 +12,8 @@
  * The decision is the pure `evaluateHealth`; `checkHealth` reads the object fresh and asks it.
  */
 import type { KubernetesObject } from '@kubernetes/client-node';
-import { isNotFound, type ApiClient } from '../../../runtime/client.ts';
-import type { ResourceRef } from '../../../runtime/resources.ts';
+import { isNotFound, type ApiClient } from '../client.ts';
+import type { ResourceRef } from '../resources.ts';
 import { asObj, objList, type Obj } from './json.ts';
 import { groupOf } from './merge.ts';
 
