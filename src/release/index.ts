@@ -7,4 +7,4 @@ export * from './payload.ts';
 export * from './task-graph.ts';
 export * from './version-hash.ts';
 export * from './build.ts';
-export { goJson } from './go-json.ts';
+export { goJson } from '../api/go-json.ts';

@@ -10,7 +10,7 @@
  * naming the file and the document, never a silently skipped manifest.
  */
 import { parseAllDocuments } from 'yaml';
-import { goJson } from './go-json.ts';
+import { goJson } from '../api/go-json.ts';
 
 export const annotations = {
   /** `include.release.openshift.io/<profile>: "true"` puts a manifest in that cluster profile. */

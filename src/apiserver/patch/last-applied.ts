@@ -10,7 +10,7 @@
  */
 import type { SchemaResolver } from '../../api/schema.ts';
 import type { KubeObject } from '../registry/resource.ts';
-import { goJsonMarshal } from '../tables/go-format.ts';
+import { goJson } from '../../api/go-json.ts';
 import type { FieldSet } from './field-set.ts';
 import { isObject } from './json-value.ts';
 import { withoutManagedFields } from './managed-fields.ts';
@@ -57,7 +57,7 @@ export function keepLastAppliedCurrent(result: KubeObject, applied: KubeObject):
   const config = structuredClone(applied);
   if (isObject(config.metadata) && isObject(config.metadata.annotations)) delete config.metadata.annotations[lastAppliedAnnotation];
   const annotations = result.metadata.annotations as Record<string, string>;
-  annotations[lastAppliedAnnotation] = `${goJsonMarshal(config)}\n`;
+  annotations[lastAppliedAnnotation] = `${goJson(config)}\n`;
   const size = Object.entries(annotations).reduce((n, [k, v]) => n + Buffer.byteLength(k) + Buffer.byteLength(String(v)), 0);
   if (size > maxAnnotationsBytes) delete annotations[lastAppliedAnnotation];
 }

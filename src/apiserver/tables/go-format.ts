@@ -5,6 +5,8 @@
  * differ in small ways (`1e-05` vs `0.00001`, key order), which would show in table cells.
  */
 
+import { goJson } from '../../api/go-json.ts';
+
 /** `fmt.Print` of a float64: shortest digits, exponent form below 1e-4 or from 1e21. */
 export function goFormatFloat(n: number): string {
   if (Number.isNaN(n)) return 'NaN';
@@ -17,27 +19,6 @@ export function goFormatFloat(n: number): string {
   return String(n);
 }
 
-function goJsonString(s: string): string {
-  return JSON.stringify(s).replace(/[<>&\u2028\u2029]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
-}
-
-/** `json.Marshal` of a decoded JSON value: object keys sorted, `<`, `>`, `&` escaped. */
-export function goJsonMarshal(value: unknown): string {
-  if (value === null || value === undefined) return 'null';
-  if (typeof value === 'string') return goJsonString(value);
-  if (typeof value === 'number') return Number.isFinite(value) ? JSON.stringify(value) : 'null';
-  if (typeof value === 'boolean') return value ? 'true' : 'false';
-  if (Array.isArray(value)) return `[${value.map(goJsonMarshal).join(',')}]`;
-  if (typeof value === 'object') {
-    const obj = value as Record<string, unknown>;
-    const keys = Object.keys(obj)
-      .filter((k) => obj[k] !== undefined)
-      .sort();
-    return `{${keys.map((k) => `${goJsonString(k)}:${goJsonMarshal(obj[k])}`).join(',')}}`;
-  }
-  return 'null';
-}
-
 /**
  * One JSONPath result as kubectl's JSONPath printer writes it: strings raw, maps and lists as
  * JSON, numbers and booleans as Go prints them, and a JSON `null` as `<no value>`.
@@ -47,5 +28,5 @@ export function goPrintValue(value: unknown): string {
   if (typeof value === 'string') return value;
   if (typeof value === 'number') return Number.isInteger(value) && Math.abs(value) < 1e21 ? String(value) : goFormatFloat(value);
   if (typeof value === 'boolean') return value ? 'true' : 'false';
-  return goJsonMarshal(value);
+  return goJson(value);
 }

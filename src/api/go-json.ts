@@ -1,8 +1,9 @@
 /**
- * JSON as Go's encoding/json writes a decoded YAML document: compact, object keys in byte
- * order, and `<`, `>`, `&`, U+2028 and U+2029 escaped. The CVO's manifest hash covers YAML
- * manifests in this form (its decoder turns each YAML document into JSON before keeping it),
- * so a payload hashes the same here as there.
+ * JSON as Go's encoding/json (`json.Marshal` of a decoded document) writes it: compact, object
+ * keys in byte order, and `<`, `>`, `&`, U+2028 and U+2029 escaped. Where Go's bytes are
+ * compared or shown: the CVO's manifest hash (its decoder turns each YAML document into JSON
+ * before keeping it, so a payload hashes the same here as there), kubectl's last-applied
+ * annotation, JSONPath and table cells.
  */
 
 const goEscapes = /[<>&\u2028\u2029]/g;
@@ -21,6 +22,10 @@ export function goJson(value: unknown): string {
   if (typeof value === 'number') return Number.isFinite(value) ? String(value) : 'null';
   if (typeof value === 'boolean') return value ? 'true' : 'false';
   if (Array.isArray(value)) return `[${value.map(goJson).join(',')}]`;
-  const entries = Object.entries(value as Record<string, unknown>).sort(([a], [b]) => byteOrder(a, b));
+  if (typeof value !== 'object') return 'null';
+  // An absent field (undefined in JavaScript) is not in Go's map at all.
+  const entries = Object.entries(value as Record<string, unknown>)
+    .filter(([, v]) => v !== undefined)
+    .sort(([a], [b]) => byteOrder(a, b));
   return `{${entries.map(([k, v]) => `${goString(k)}:${goJson(v)}`).join(',')}}`;
 }
