@@ -6,7 +6,7 @@
  * present, so no replacement starts until it is gone (a host port or a node-local resource
  * may still be held), unless surge is allowed.
  */
-import { scaledValue } from '../workload-common/int-or-percent.ts';
+import { scaledValue } from '../../api/int-or-percent.ts';
 import { creationTime, isPodAvailable, isPodReady } from '../workload-common/pods.ts';
 import type { NodeFit } from './placement.ts';
 import type { DaemonSet, Pod } from './types.ts';

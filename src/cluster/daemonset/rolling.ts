@@ -9,7 +9,7 @@
  *   (at once where the old pod is not available), and the old pod is deleted once the new one
  *   is available.
  */
-import { scaledValue, type IntOrPercent } from '../workload-common/int-or-percent.ts';
+import { scaledValue, type IntOrPercent } from '../../api/int-or-percent.ts';
 import { isPodAvailable } from '../workload-common/pods.ts';
 import { isUpdated } from './manage.ts';
 import type { DaemonSet, Pod } from './types.ts';

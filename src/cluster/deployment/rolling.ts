@@ -9,7 +9,7 @@
  *   first shedding their own unavailable pods (they count for nothing), oldest ReplicaSet first.
  * Counts are ReplicaSet `spec.replicas` and `status.availableReplicas`, never pods.
  */
-import { scaledValue, type IntOrPercent } from '../workload-common/int-or-percent.ts';
+import { scaledValue, type IntOrPercent } from '../../api/int-or-percent.ts';
 import type { Deployment, ReplicaSet } from './types.ts';
 
 export function resolveFenceposts(maxSurge: IntOrPercent | undefined, maxUnavailable: IntOrPercent | undefined, desired: number): { surge: number; unavailable: number } {

@@ -1,7 +1,7 @@
 /** How API errors read in events and conditions, and which spec errors retrying cannot fix. */
 import { ApiError } from '../../runtime/client.ts';
 import { terminal, type Reconcile } from '../../runtime/reconcile-loop.ts';
-import { IntOrPercentError } from './int-or-percent.ts';
+import { IntOrPercentError } from '../../api/int-or-percent.ts';
 
 /** The server's own message, as kube's controllers print a StatusError. */
 export function errorMessage(err: unknown): string {

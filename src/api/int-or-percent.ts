@@ -1,7 +1,9 @@
 /**
  * IntOrString fields such as maxSurge and maxUnavailable: a count, or a percentage of a total
  * ("25%"). Which way a percentage rounds is part of each caller's contract (a Deployment
- * rounds surge up and unavailability down; a DaemonSet rounds both up), so the caller says.
+ * rounds surge up and unavailability down; a DaemonSet rounds both up; a MachineConfigPool's
+ * maxUnavailable rounds down), so the caller says. In api/ because the workload controllers and
+ * the machine-config-controller both use it.
  */
 
 export type IntOrPercent = number | string;
