@@ -21,6 +21,11 @@ export interface Field {
   readonly since?: number;
   /** Keep an explicit `null` (an HTTP header's value: null removes the header on merge). */
   readonly nullable?: boolean;
+  /**
+   * A value that means the same as leaving the field out (`shouldExist: true`), so a
+   * translation down to a spec without the field may drop it (`convert.ts`).
+   */
+  readonly unset?: string | number | boolean;
 }
 
 export interface DecodeContext {
