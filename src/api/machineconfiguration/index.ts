@@ -15,6 +15,7 @@ export * from './machine-config.ts';
 export * from './machine-config-pool.ts';
 export * from './kubelet-config.ts';
 export * from './controller-config.ts';
+export * from './config-server.ts';
 export { validateMachineConfig } from './validate-machine-config.ts';
 
 export const machineConfigurationKinds = [MachineConfig, MachineConfigPool, KubeletConfig, ControllerConfig] as const;
