@@ -104,6 +104,8 @@ export const defaultClusterRoles: readonly DefaultClusterRole[] = [
   },
   { name: 'system:monitoring', rules: [url(['get'], ['/metrics', '/metrics/slis', '/livez', '/readyz', '/healthz', '/livez/*', '/readyz/*', '/healthz/*'])] },
   { name: 'system:auth-delegator', rules: [r(['create'], ['authentication.k8s.io'], ['tokenreviews']), r(['create'], ['authorization.k8s.io'], ['subjectaccessreviews'])] },
+  // What a joining node's bootstrap credential may do: ask for its certificate (kube's role; the machine-config server's node-bootstrapper ServiceAccount is bound to it).
+  { name: 'system:node-bootstrapper', rules: [r(['create', 'get', 'list', 'watch'], ['certificates.k8s.io'], ['certificatesigningrequests'])] },
   {
     name: 'system:kube-scheduler',
     rules: [
