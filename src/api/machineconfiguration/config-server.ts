@@ -26,6 +26,11 @@ export const machineConfigServer = {
   tlsSecret: 'machine-config-server-tls',
   /** The ServiceAccount whose short-lived tokens the served kubeconfig carries: it may only ask for a node certificate. */
   nodeBootstrapperServiceAccount: 'node-bootstrapper',
+  /** Where the server's pod mounts the two Secrets (the component's default file paths). */
+  mountPaths: {
+    tls: '/etc/ssl/mcs',
+    bootstrapToken: '/etc/mcs/machine-config-server-bootstrap-token',
+  },
 } as const;
 
 /** Files the server adds to every config it serves, as the MCO's server does. */

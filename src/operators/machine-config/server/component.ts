@@ -23,10 +23,10 @@ import { listenConfigServer } from './listen.ts';
 const component = 'machine-config-server';
 const loopback = /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/;
 
-export const defaultPaths = {
-  tlsCert: '/etc/ssl/mcs/tls.crt',
-  tlsKey: '/etc/ssl/mcs/tls.key',
-  bootstrapToken: `/etc/mcs/bootstrap-token/${machineConfigServer.bootstrapTokenKey}`,
+const defaultPaths = {
+  tlsCert: `${machineConfigServer.mountPaths.tls}/tls.crt`,
+  tlsKey: `${machineConfigServer.mountPaths.tls}/tls.key`,
+  bootstrapToken: `${machineConfigServer.mountPaths.bootstrapToken}/${machineConfigServer.bootstrapTokenKey}`,
 } as const;
 
 export async function start(ctx: ComponentContext): Promise<void> {
