@@ -6,14 +6,18 @@
  * `Accept` 3.4.0 gets the worker pool's rendered config (the seed's MachineConfig over the
  * templates) as 3.4.0, no `Accept` gets 2.2.0, a version it cannot produce 400, an unknown pool
  * 404; the kubeconfig it serves is the node-bootstrapper's and may do nothing but ask for a
- * certificate; the token is re-read, so a rotated Secret takes effect at once.
+ * certificate; the token is re-read, so a rotated Secret takes effect at once. And the
+ * listener serves a re-issued certificate to new connections without a restart.
  */
 import assert from 'node:assert/strict';
 import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { X509Certificate } from 'node:crypto';
 import { request } from 'node:https';
+import { connect as tlsConnect } from 'node:tls';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
+import pino from 'pino';
 import { parse as parseYaml } from 'yaml';
 import { configCRDs, Infrastructure } from '../../src/api/config/index.ts';
 import { decodeDataUrl, parseObject, type IgnitionConfig, type IgnitionV2Config } from '../../src/api/ignition/index.ts';
@@ -24,6 +28,7 @@ import { renderBootstrap } from '../../src/operators/machine-config/render/rende
 import { renderTemplates } from '../../src/operators/machine-config/render/templates.ts';
 import { controllerConfig, controllerVersion, pool, seedMachineConfig } from '../../src/operators/machine-config/render/testing.ts';
 import { start } from '../../src/operators/machine-config/server/component.ts';
+import { listenConfigServer } from '../../src/operators/machine-config/server/listen.ts';
 import { ApiClient } from '../../src/runtime/client.ts';
 import { ClientConfig } from '../../src/runtime/kubeconfig.ts';
 import { objectPath, refOf, resources } from '../../src/runtime/resources.ts';
@@ -266,5 +271,39 @@ describe('machine-config server against a real API server', { timeout: 180_000 }
     assert.equal((await call('/config/worker', { token: old })).status, 403);
     assert.equal((await call('/config/worker')).status, 200);
     assert.equal(readFileSync(join(dir, 'token'), 'utf8'), bootstrapToken);
+  });
+});
+
+describe('machine-config server listener', { timeout: 60_000 }, () => {
+  it('serves a re-issued certificate to new connections without a restart', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'shipyard-mcs-tls-'));
+    const bind = '127.0.0.1';
+    const first = await ensureServingPki(join(dir, 'first'), { ipAddresses: [bind] });
+    const second = await ensureServingPki(join(dir, 'second'), { ipAddresses: [bind] });
+    const certFile = join(dir, 'tls.crt');
+    const keyFile = join(dir, 'tls.key');
+    writeFileSync(certFile, first.certPem);
+    writeFileSync(keyFile, first.keyPem);
+    const logger = pino({ level: 'silent' });
+    const listener = await listenConfigServer({ bindAddress: bind, port: 0, certFile, keyFile, logger, reloadIntervalMs: 50, handler: (_req, res) => res.end('hello') });
+    const presented = (ca: string) =>
+      new Promise<string>((resolve, reject) => {
+        const socket = tlsConnect({ host: bind, port: listener.port, ca }, () => {
+          const fingerprint = socket.getPeerCertificate().fingerprint256;
+          socket.end();
+          resolve(fingerprint);
+        });
+        socket.on('error', reject);
+      });
+    try {
+      const before = await presented(first.caCertPem);
+      assert.equal(before, new X509Certificate(first.certPem).fingerprint256);
+      writeFileSync(certFile, second.certPem);
+      writeFileSync(keyFile, second.keyPem);
+      await until('the new certificate is presented', async () => (await presented(second.caCertPem).catch(() => '')) === new X509Certificate(second.certPem).fingerprint256, 20_000);
+    } finally {
+      await listener.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
