@@ -19,6 +19,7 @@ export const components: Readonly<Record<string, ComponentEntry>> = {
   'cluster-version-operator': { load: async () => (await import('../operators/cluster-version/component.ts')).start },
   'config-operator': { load: async () => (await import('../operators/config/component.ts')).start },
   'machine-config-server': { load: async () => (await import('../operators/machine-config/server/component.ts')).start },
+  'oauth-proxy': { load: async () => (await import('../operators/machine-config/oauth-proxy/component.ts')).start },
 };
 
 /** `shipyard.local/<name>:v<version>`: a registry host with a dot, so no reference normalization touches it. */

@@ -1,0 +1,87 @@
+/**
+ * The oauth-proxy component, OpenShift's authenticating proxy reduced to what guards a metrics
+ * endpoint: `--https-address HOST:PORT --upstream unix:///path|http://HOST:PORT --tls-cert F
+ * --tls-key F --openshift-delegate-urls JSON [--kubeconfig K] [--reload-interval 30s]`. It serves HTTPS with the mounted
+ * certificate (looked at again every 30 s, so a re-issued one is taken up without a restart) and
+ * passes on only requests whose bearer token the API server authenticates and whose access it
+ * allows (proxy.ts). It runs as the pod's ServiceAccount, which needs kube's
+ * `system:auth-delegator` (TokenReviews and SubjectAccessReviews).
+ */
+import { readFileSync } from 'node:fs';
+import { parseDuration } from '../../../api/duration.ts';
+import { createServer } from 'node:https';
+import { ApiClient } from '../../../runtime/client.ts';
+import type { ComponentContext } from '../../../runtime/component.ts';
+import { parseComponentFlags } from '../../../runtime/component-flags.ts';
+import { containerPath } from '../../../runtime/container-path.ts';
+import { loadKubeConfig } from '../../../runtime/kubeconfig.ts';
+import { createLogger } from '../../../runtime/logger.ts';
+import { parseDelegateUrls } from './delegate-urls.ts';
+import { createProxyHandler, parseUpstream } from './proxy.ts';
+
+const COMPONENT = 'oauth-proxy';
+
+export async function start(ctx: ComponentContext): Promise<void> {
+  const { common, values } = parseComponentFlags(COMPONENT, ctx.args, {
+    'https-address': { type: 'string' },
+    upstream: { type: 'string' },
+    'tls-cert': { type: 'string' },
+    'tls-key': { type: 'string' },
+    'openshift-delegate-urls': { type: 'string' },
+    'reload-interval': { type: 'string', default: '30s' },
+  });
+  const required = (flag: string): string => {
+    const v = values[flag];
+    if (typeof v !== 'string' || !v) throw new Error(`${COMPONENT}: --${flag} is required`);
+    return v;
+  };
+  const m = /^(127\.\d{1,3}\.\d{1,3}\.\d{1,3}):(\d{1,5})$/.exec(required('https-address'));
+  if (!m) throw new Error(`${COMPONENT}: --https-address ${String(values['https-address'])} must be <127.x.y.z>:<port>`);
+  const upstream = parseUpstream(required('upstream'));
+  const rules = parseDelegateUrls(required('openshift-delegate-urls'));
+  let reloadMs: number;
+  try {
+    reloadMs = parseDuration(String(values['reload-interval']));
+  } catch (err) {
+    throw new Error(`${COMPONENT}: --reload-interval: ${(err as Error).message}`);
+  }
+  const certFile = containerPath(required('tls-cert'), ctx.rootfs);
+  const keyFile = containerPath(required('tls-key'), ctx.rootfs);
+  const readPair = () => ({ cert: readFileSync(certFile, 'utf8'), key: readFileSync(keyFile, 'utf8') });
+
+  const logger = createLogger({ component: COMPONENT });
+  const kubeConfig = loadKubeConfig({ kubeconfig: common.kubeconfig, env: ctx.env, rootfs: ctx.rootfs });
+  const client = new ApiClient(kubeConfig, { userAgent: COMPONENT });
+  const socketUpstream = 'socketPath' in upstream ? { socketPath: containerPath(upstream.socketPath, ctx.rootfs) } : upstream;
+  let pair = readPair();
+  const server = createServer({ ...pair, minVersion: 'TLSv1.2' }, createProxyHandler({ client, rules, upstream: socketUpstream, logger }));
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(Number(m[2]), m[1], () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  logger.info({ address: `${m[1]}:${m[2]}`, upstream: required('upstream') }, 'oauth-proxy listening');
+  const reload = setInterval(() => {
+    try {
+      const next = readPair();
+      if (next.cert === pair.cert && next.key === pair.key) return;
+      server.setSecureContext({ ...next, minVersion: 'TLSv1.2' });
+      pair = next;
+      logger.info({ certFile }, 'serving certificate reloaded');
+    } catch (err) {
+      logger.warn({ err: (err as Error).message }, 'serving certificate unusable; keeping the one in use');
+    }
+  }, reloadMs);
+  try {
+    if (!ctx.signal.aborted) await new Promise<void>((done) => ctx.signal.addEventListener('abort', () => done(), { once: true }));
+  } finally {
+    clearInterval(reload);
+    await new Promise<void>((resolve) => {
+      server.close(() => resolve());
+      server.closeAllConnections();
+    });
+    client.close();
+  }
+}

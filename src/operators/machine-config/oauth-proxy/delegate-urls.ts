@@ -1,0 +1,55 @@
+/**
+ * `--openshift-delegate-urls`, as OpenShift's oauth-proxy reads it: a JSON object from URL path
+ * prefixes to the access a caller must have, checked with a SubjectAccessReview. A rule naming a
+ * `resource` is a resource check (`{"resource": "namespaces", "verb": "get"}`, OpenShift's form);
+ * a rule without one checks the request's own path as a non-resource URL (`{"verb": "get"}`: may
+ * this caller GET /metrics on the API server, kube's `system:monitoring`). The longest matching
+ * prefix decides; a path no prefix matches is refused.
+ */
+export interface DelegateRule {
+  readonly prefix: string;
+  readonly verb: string;
+  readonly resource?: string;
+  readonly group?: string;
+  readonly namespace?: string;
+  readonly name?: string;
+  readonly subresource?: string;
+}
+
+const fields = ['verb', 'resource', 'group', 'namespace', 'name', 'subresource'] as const;
+
+export function parseDelegateUrls(text: string): DelegateRule[] {
+  let doc: unknown;
+  try {
+    doc = JSON.parse(text);
+  } catch (err) {
+    throw new Error(`--openshift-delegate-urls: not valid JSON: ${(err as Error).message}`);
+  }
+  if (typeof doc !== 'object' || doc === null || Array.isArray(doc)) throw new Error('--openshift-delegate-urls: must be a JSON object of path prefixes to access checks');
+  const rules: DelegateRule[] = [];
+  for (const [prefix, value] of Object.entries(doc as Record<string, unknown>)) {
+    if (!prefix.startsWith('/')) throw new Error(`--openshift-delegate-urls: prefix "${prefix}" must start with /`);
+    if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new Error(`--openshift-delegate-urls: "${prefix}": must be an object`);
+    const v = value as Record<string, unknown>;
+    for (const k of Object.keys(v)) if (!(fields as readonly string[]).includes(k)) throw new Error(`--openshift-delegate-urls: "${prefix}": unknown field "${k}" (known: ${fields.join(', ')})`);
+    for (const k of fields) if (v[k] !== undefined && typeof v[k] !== 'string') throw new Error(`--openshift-delegate-urls: "${prefix}".${k}: must be a string`);
+    if (!v.verb) throw new Error(`--openshift-delegate-urls: "${prefix}": verb is required`);
+    rules.push({ prefix, ...(v as Omit<DelegateRule, 'prefix'>) });
+  }
+  return rules.sort((a, b) => b.prefix.length - a.prefix.length);
+}
+
+export function ruleFor(rules: readonly DelegateRule[], path: string): DelegateRule | undefined {
+  return rules.find((r) => path.startsWith(r.prefix));
+}
+
+/** The SubjectAccessReview spec's attributes for a request to `path` under `rule`. */
+export function accessAttributes(rule: DelegateRule, path: string): Record<string, unknown> {
+  if (!rule.resource) return { nonResourceAttributes: { path, verb: rule.verb } };
+  const attrs: Record<string, string> = { verb: rule.verb, resource: rule.resource };
+  if (rule.group) attrs.group = rule.group;
+  if (rule.namespace) attrs.namespace = rule.namespace;
+  if (rule.name) attrs.name = rule.name;
+  if (rule.subresource) attrs.subresource = rule.subresource;
+  return { resourceAttributes: attrs };
+}
