@@ -63,7 +63,7 @@ describe('machine-config server against a real API server', { timeout: 180_000 }
       const token = opts.token === undefined ? bootstrapToken : opts.token;
       if (token !== null) headers.authorization = `Bearer ${token}`;
       if (opts.accept !== undefined) headers.accept = opts.accept;
-      const req = request(`https://${bind}:22623${path}`, { method: opts.method ?? 'GET', headers, ca: ts.server.caCertPem }, (res) => {
+      const req = request(`https://${bind}:22623${path}`, { method: opts.method ?? 'GET', headers, ca: ts.server.caCertPem, agent: false }, (res) => {
         const chunks: Buffer[] = [];
         res.on('data', (c: Buffer) => chunks.push(c));
         res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks).toString('utf8') }));
@@ -290,8 +290,8 @@ describe('machine-config server listener', { timeout: 60_000 }, () => {
       new Promise<string>((resolve, reject) => {
         const socket = tlsConnect({ host: bind, port: listener.port, ca }, () => {
           const fingerprint = socket.getPeerCertificate().fingerprint256;
-          socket.end();
-          resolve(fingerprint);
+          socket.once('close', () => resolve(fingerprint));
+          socket.destroy();
         });
         socket.on('error', reject);
       });
@@ -304,6 +304,7 @@ describe('machine-config server listener', { timeout: 60_000 }, () => {
     } finally {
       await listener.close();
       rmSync(dir, { recursive: true, force: true });
+
     }
   });
 });
