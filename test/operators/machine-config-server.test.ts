@@ -233,6 +233,9 @@ describe('machine-config server against a real API server', { timeout: 180_000 }
     assert.equal(empty.status, 503);
     assert.equal(status(empty).message, 'MachineConfigPool "empty" has no rendered configuration yet');
     assert.equal((await call('/config/worker/extra')).status, 404);
+    const bad = status(await call('/config/Not_A_Pool'));
+    assert.deepEqual([bad.code, bad.reason, bad.details?.causes?.[0]?.field], [400, 'BadRequest', 'metadata.name']);
+    assert.match(bad.message ?? '', /^invalid pool name "Not_A_Pool": /);
     const post = await call('/config/worker', { method: 'POST' });
     assert.equal(post.status, 405);
     assert.equal(post.headers.allow, 'GET, HEAD');

@@ -10,8 +10,8 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { formatProblem, type ConfigProblem } from '../../../api/ignition/index.ts';
 import { group, machineConfigServer, type MachineConfig, type MachineConfigPool } from '../../../api/machineconfiguration/index.ts';
 import { isDns1123Subdomain } from '../../../api/names.ts';
-import { ApiError, type StatusCause, type StatusDetails, type StatusReason } from '../../../api/status.ts';
-import type { ApiClient } from '../../../runtime/client.ts';
+import { ApiError, type StatusCause, type StatusDetails } from '../../../api/status.ts';
+import { isNotFound, type ApiClient } from '../../../runtime/client.ts';
 import type { Logger } from '../../../runtime/logger.ts';
 import { resources, type ResourceRef } from '../../../runtime/resources.ts';
 import { negotiateVersion } from './accept.ts';
@@ -66,7 +66,12 @@ async function handle(options: ConfigHandlerOptions, req: IncomingMessage, res: 
   const m = /^\/config\/([^/]+)$/.exec(path);
   if (!m) return writeStatus(req, res, new ApiError(404, 'NotFound', 'the server could not find the requested resource'));
   if (!readOnly) return writeStatus(req, res, methodNotAllowed());
-  const poolName = decodeURIComponent(m[1]!);
+  let poolName: string;
+  try {
+    poolName = decodeURIComponent(m[1]!);
+  } catch {
+    poolName = m[1]!;
+  }
   const nameProblems = isDns1123Subdomain(poolName);
   if (nameProblems.length > 0) {
     const message = `invalid pool name ${JSON.stringify(poolName)}: ${nameProblems.join(', ')}`;
@@ -119,7 +124,7 @@ async function getOrUndefined<T extends { metadata?: object }>(client: ApiClient
   try {
     return await client.get<T>(ref, undefined, name);
   } catch (err) {
-    if (err instanceof ApiError && err.code === 404) return undefined;
+    if (isNotFound(err)) return undefined;
     throw err;
   }
 }
@@ -147,7 +152,7 @@ function methodNotAllowed(): ApiError {
 /** An API server's answer passed on would mislead (its 403 is about our ServiceAccount, not the caller): every such failure is the server's. */
 function toServerError(err: unknown): ApiError {
   const message = err instanceof Error ? err.message : String(err);
-  return new ApiError(500, 'InternalError' satisfies StatusReason, `the machine-config server could not serve the config: ${message}`);
+  return new ApiError(500, 'InternalError', `the machine-config server could not serve the config: ${message}`);
 }
 
 function writeStatus(req: IncomingMessage, res: ServerResponse, err: ApiError, headers: Record<string, string> = {}): void {
