@@ -29,7 +29,7 @@ export const machineConfigServer = {
   /** Where the server's pod mounts the two Secrets (the component's default file paths). */
   mountPaths: {
     tls: '/etc/ssl/mcs',
-    bootstrapToken: '/etc/mcs/machine-config-server-bootstrap-token',
+    bootstrapToken: '/etc/mcs/bootstrap-token',
   },
 } as const;
 
