@@ -2,6 +2,7 @@
  * The `shipyard` command line: the composition root that starts components.
  *   shipyard up                      the local datacenter (what `npm start` runs)
  *   shipyard status                  ClusterVersion, ClusterOperators and nodes on one screen
+ *   shipyard explain mcp/<pool>      why a MachineConfigPool is stuck or degraded
  *   shipyard node <action> NODE      acts on a running datacenter's node
  *   shipyard image list|import       the local image store
  *   shipyard component <name> ...    one component as this process (what a process pod runs)
@@ -66,6 +67,21 @@ program
     const { printStatus } = await import('./cluster-status.ts');
     try {
       process.stdout.write(await printStatus(join(resolve(opts.dataDir), 'kubeconfig')));
+    } catch (err) {
+      process.stderr.write(`error: ${(err as Error).message}\n`);
+      process.exitCode = 1;
+    }
+  });
+
+program
+  .command('explain <ref>')
+  .description('why a MachineConfigPool is stuck or degraded (mcp/<pool>): the node, its step, the pod and PodDisruptionBudget in the way, and why that pod cannot go elsewhere')
+  .addOption(dataDirOption())
+  .option('--kubeconfig <file>', 'a kubeconfig to use instead of the data directory\'s')
+  .action(async (ref: string, opts: { dataDir: string; kubeconfig?: string }) => {
+    const { explain } = await import('./explain/explain.ts');
+    try {
+      process.stdout.write(await explain(ref, opts.kubeconfig ? resolve(opts.kubeconfig) : join(resolve(opts.dataDir), 'kubeconfig')));
     } catch (err) {
       process.stderr.write(`error: ${(err as Error).message}\n`);
       process.exitCode = 1;
