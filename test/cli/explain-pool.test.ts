@@ -4,6 +4,7 @@
  * replica's FailedScheduling event) and the explanation printed from them.
  */
 import assert from 'node:assert/strict';
+import type { KubernetesObject } from '@kubernetes/client-node';
 import { after, before, describe, it } from 'node:test';
 import { MachineConfigPool } from '../../src/api/machineconfiguration/index.ts';
 import { renderPoolExplanation } from '../../src/cli/explain/explain-pool.ts';
@@ -24,7 +25,7 @@ describe('shipyard explain mcp/<pool> on a real API server', () => {
     const kc = new ClientConfig();
     kc.loadFromFile(ts.server.kubeconfigPath);
     client = new ApiClient(kc, { userAgent: 'explain-test' });
-    await client.create(resources.customResourceDefinitions, MachineConfigPool.crd as never);
+    await client.create(resources.customResourceDefinitions, MachineConfigPool.crd as KubernetesObject);
     await until('the MachineConfigPool CRD is served', async () => (await client.list(resources.machineConfigPools).then(() => true, () => false)) || undefined, { timeoutMs: 30_000, everyMs: 100 });
   });
   after(async () => {
@@ -38,9 +39,9 @@ describe('shipyard explain mcp/<pool> on a real API server', () => {
       kind: 'MachineConfigPool',
       metadata: { name: 'worker' },
       spec: { nodeSelector: { matchLabels: { 'node-role.kubernetes.io/worker': '' } }, machineConfigSelector: { matchLabels: { 'machineconfiguration.openshift.io/role': 'worker' } }, configuration: { name: 'rendered-worker-new' } },
-    } as never);
+    } as KubernetesObject);
     const node = (name: string, labels: Record<string, string>, annotations: Record<string, string> = {}) =>
-      client.create(resources.nodes, { apiVersion: 'v1', kind: 'Node', metadata: { name, labels, annotations }, spec: { unschedulable: name === 'worker-0' } } as never);
+      client.create(resources.nodes, { apiVersion: 'v1', kind: 'Node', metadata: { name, labels, annotations }, spec: { unschedulable: name === 'worker-0' } } as KubernetesObject);
     await node('worker-0', { 'node-role.kubernetes.io/worker': '' }, {
       'machineconfiguration.openshift.io/currentConfig': 'rendered-worker-old',
       'machineconfiguration.openshift.io/desiredConfig': 'rendered-worker-new',
@@ -48,25 +49,25 @@ describe('shipyard explain mcp/<pool> on a real API server', () => {
       'machineconfiguration.openshift.io/reason': reason,
     });
     await node('master-0', { 'node-role.kubernetes.io/master': '' });
-    await client.create(resources.namespaces, { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'openshift-ingress' } } as never);
+    await client.create(resources.namespaces, { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'openshift-ingress' } } as KubernetesObject);
     const labels = { app: 'router' };
     const dep = await client.create(resources.deployments, {
       apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'router-default', namespace: 'openshift-ingress' },
       spec: { replicas: 2, selector: { matchLabels: labels }, template: { metadata: { labels }, spec: { containers: [{ name: 'r', image: 'router' }] } } },
-    } as never);
+    } as KubernetesObject);
     const rs = await client.create(resources.replicaSets, {
       apiVersion: 'apps/v1', kind: 'ReplicaSet', metadata: { name: 'router-default-abc', namespace: 'openshift-ingress', ownerReferences: [{ apiVersion: 'apps/v1', kind: 'Deployment', name: 'router-default', uid: dep.metadata!.uid!, controller: true }] },
       spec: { replicas: 2, selector: { matchLabels: labels }, template: { metadata: { labels }, spec: { containers: [{ name: 'r', image: 'router' }] } } },
-    } as never);
+    } as KubernetesObject);
     const owner = [{ apiVersion: 'apps/v1', kind: 'ReplicaSet', name: 'router-default-abc', uid: rs.metadata!.uid!, controller: true }];
-    await client.create(resources.pods, { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'router-default-1', namespace: 'openshift-ingress', labels, ownerReferences: owner }, spec: { nodeName: 'worker-0', containers: [{ name: 'r', image: 'router' }] } } as never);
-    const pending = await client.create(resources.pods, { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'router-default-2', namespace: 'openshift-ingress', labels, ownerReferences: owner }, spec: { containers: [{ name: 'r', image: 'router' }] } } as never);
-    await client.create(resources.podDisruptionBudgets, { apiVersion: 'policy/v1', kind: 'PodDisruptionBudget', metadata: { name: 'router-default', namespace: 'openshift-ingress' }, spec: { minAvailable: 1, selector: { matchLabels: labels } } } as never);
+    await client.create(resources.pods, { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'router-default-1', namespace: 'openshift-ingress', labels, ownerReferences: owner }, spec: { nodeName: 'worker-0', containers: [{ name: 'r', image: 'router' }] } } as KubernetesObject);
+    const pending = await client.create(resources.pods, { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'router-default-2', namespace: 'openshift-ingress', labels, ownerReferences: owner }, spec: { containers: [{ name: 'r', image: 'router' }] } } as KubernetesObject);
+    await client.create(resources.podDisruptionBudgets, { apiVersion: 'policy/v1', kind: 'PodDisruptionBudget', metadata: { name: 'router-default', namespace: 'openshift-ingress' }, spec: { minAvailable: 1, selector: { matchLabels: labels } } } as KubernetesObject);
     const why = '0/2 nodes are available: 1 node(s) were unschedulable, 1 node(s) had untolerated taint {node-role.kubernetes.io/master: }.';
     await client.create(resources.events, {
       apiVersion: 'v1', kind: 'Event', metadata: { name: 'router-default-2.1', namespace: 'openshift-ingress' },
       involvedObject: { kind: 'Pod', namespace: 'openshift-ingress', name: 'router-default-2', uid: pending.metadata!.uid }, reason: 'FailedScheduling', message: why, type: 'Warning', lastTimestamp: new Date().toISOString(),
-    } as never);
+    } as KubernetesObject);
 
     const facts = await gatherPoolFacts(client, 'worker');
     assert.deepEqual(facts.nodes.map((n) => n.name), ['worker-0'], 'only the nodes the pool selects');
