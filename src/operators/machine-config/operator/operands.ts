@@ -8,7 +8,7 @@
  * so a deleted workload comes back, an edit is reverted and a new image rolls out.
  */
 import type { V1DaemonSet, V1Deployment, V1Toleration } from '@kubernetes/client-node';
-import { MachineConfigPool, masterPool, roleLabel, workerPool } from '../../../api/machineconfiguration/index.ts';
+import { machineConfigServer, MachineConfigPool, masterPool, roleLabel, workerPool } from '../../../api/machineconfiguration/index.ts';
 import type { OperatorImages } from './images.ts';
 import { DAEMON_METRICS_PORT, MCO_NAMESPACE, operands, secretNames, SERVER_PORT } from './names.ts';
 
@@ -159,8 +159,8 @@ export function serverDaemonSet(o: OperandOptions): V1DaemonSet {
               env: [env('RELEASE_VERSION', o.releaseVersion), fieldEnv('HOST_IP', 'status.hostIP')],
               ports: [{ name: 'https', containerPort: SERVER_PORT, protocol: 'TCP' }],
               volumeMounts: [
-                { name: 'certs', mountPath: '/etc/ssl/mcs' },
-                { name: 'bootstrap-token', mountPath: '/etc/mcs/bootstrap-token' },
+                { name: 'certs', mountPath: machineConfigServer.mountPaths.tls },
+                { name: 'bootstrap-token', mountPath: machineConfigServer.mountPaths.bootstrapToken },
               ],
               resources: requests,
               terminationMessagePolicy: 'FallbackToLogsOnError',

@@ -15,7 +15,7 @@ import { X509Certificate } from 'node:crypto';
 import type { V1Secret } from '@kubernetes/client-node';
 import { issueCertificate, splitPemBundle, type CertificateAndKey } from '../../../api/x509.ts';
 import type { DeepReadonly } from '../../../runtime/readonly.ts';
-import { MCO_NAMESPACE } from './names.ts';
+import { MCO_NAMESPACE, secretNames } from './names.ts';
 
 const oneYearMs = 365 * 24 * 3600 * 1000;
 const renewBeforeMs = 30 * 24 * 3600 * 1000;
@@ -65,6 +65,32 @@ export function servingCertProblem(secret: DeepReadonly<V1Secret> | undefined, s
   const notAfter = Date.parse(leaf.validTo);
   if (!(notAfter - nowMs > renewBeforeMs)) return `it expires ${new Date(notAfter).toISOString()}, within 30 days`;
   return undefined;
+}
+
+/**
+ * The signer itself, issued by whoever holds the cluster CA (`shipyard up`): a CA that may sign
+ * serving certificates only, one level deep, valid as long as the root allows, up to ten years.
+ */
+export async function issueSigner(root: CertificateAndKey, nowMs: number): Promise<CertificateAndKey> {
+  const rootEnd = Date.parse(new X509Certificate(root.certPem).validTo);
+  return issueCertificate({
+    subject: 'CN=machine-config-operator-signer',
+    issuer: root,
+    ca: { pathLength: 0 },
+    extendedKeyUsages: ['serverAuth'],
+    notBefore: new Date(nowMs - 3600_000),
+    notAfter: new Date(Math.min(rootEnd, nowMs + 10 * oneYearMs)),
+  });
+}
+
+export function signerSecret(signer: CertificateAndKey): V1Secret {
+  return {
+    apiVersion: 'v1',
+    kind: 'Secret',
+    metadata: { name: secretNames.signer, namespace: MCO_NAMESPACE },
+    type: 'kubernetes.io/tls',
+    data: { 'tls.crt': Buffer.from(signer.certPem).toString('base64'), 'tls.key': Buffer.from(signer.keyPem).toString('base64') },
+  };
 }
 
 export async function issueServingSecret(signer: CertificateAndKey, want: ServingCertificate, nowMs: number): Promise<V1Secret> {
