@@ -1,10 +1,12 @@
 /**
- * The first-boot Ignition configs `shipyard up` hands the cloud, as openshift-install renders
- * bootstrap and master configs: masters get the control plane as static pod manifests (the
- * kubelet runs them before any API server exists) and every node gets its kubelet.conf. Once
- * the Machine Config Operator runs, nodes are given a pointer to its config server instead.
+ * The control plane as static pod manifests, the files only masters get at first boot beside
+ * their pool's rendered config (machine-config.ts), as openshift-install renders the masters'
+ * bootstrap: the kubelet runs them before any API server exists. They belong to the control
+ * plane, not to the Machine Config Operator: no MachineConfig names them, so the daemon never
+ * touches them.
  */
 import { stringify } from 'yaml';
+import { encodeDataUrl, type IgnitionFile } from '../../api/ignition/index.ts';
 import { builtinImage } from '../components.ts';
 
 export interface ControlPlaneSettings {
@@ -74,31 +76,12 @@ export function controlPlaneManifests(s: ControlPlaneSettings): Record<string, M
   return out;
 }
 
-export function kubeletConfiguration(): Manifest {
-  return {
-    apiVersion: 'kubelet.config.k8s.io/v1beta1',
-    kind: 'KubeletConfiguration',
-    maxPods: 250,
-    systemReserved: { cpu: '500m', memory: '1Gi' },
-    nodeStatusReportFrequency: '5m',
-  };
-}
-
-function dataUrl(text: string): string {
-  return `data:;base64,${Buffer.from(text).toString('base64')}`;
-}
-
-function file(path: string, contents: string, mode = 0o644): Record<string, unknown> {
-  return { path, mode, overwrite: true, contents: { source: dataUrl(contents) } };
-}
-
-/** An Ignition v3.2.0 config writing the kubelet's configuration and, on masters, the static pods. */
-export function renderIgnition(opts: { controlPlane?: ControlPlaneSettings }): string {
-  const files = [file('/etc/kubernetes/kubelet.conf', stringify(kubeletConfiguration()))];
-  if (opts.controlPlane) {
-    for (const [name, manifest] of Object.entries(controlPlaneManifests(opts.controlPlane))) {
-      files.push(file(`/etc/kubernetes/manifests/${name}`, stringify(manifest)));
-    }
-  }
-  return JSON.stringify({ ignition: { version: '3.2.0' }, storage: { files } });
+/** The static pod manifests as first-boot files under /etc/kubernetes/manifests. */
+export function controlPlaneFiles(settings: ControlPlaneSettings): IgnitionFile[] {
+  return Object.entries(controlPlaneManifests(settings)).map(([name, manifest]) => ({
+    path: `/etc/kubernetes/manifests/${name}`,
+    mode: 0o644,
+    overwrite: true,
+    contents: { source: encodeDataUrl(stringify(manifest)) },
+  }));
 }

@@ -32,7 +32,10 @@ import { createSimulatedRuntime } from '../../node/runtimes/simulated.ts';
 import { createNodeHost, type NodeHost } from '../../node/node-host.ts';
 import { startServiceProxy } from '../../node/service-proxy/index.ts';
 import { builtinImage, componentNames, launcherPath } from '../components.ts';
-import { renderIgnition } from './bootstrap-ignition.ts';
+import { controlPlaneFiles } from './bootstrap-ignition.ts';
+import { nodeIgnition, renderMachineConfigBootstrap, type MachineConfigBootstrap } from './machine-config.ts';
+import type { LoadedPayload } from '../../release/payload.ts';
+import { SERVER_PORT } from '../../operators/machine-config/operator/names.ts';
 import { masterName, workerName, type ClusterSpec } from './cluster-spec.ts';
 import type { NodeAction } from './control.ts';
 import type { NodeRow } from './progress.ts';
@@ -47,12 +50,16 @@ export interface DatacenterOptions {
   /** Passed to the controller-manager (`--node-monitor-grace-period`), so tests can be quick. */
   readonly nodeMonitorGracePeriod?: string;
   readonly leaseDurationSeconds?: number;
+  /** The release the cluster installs: its images name the OS the nodes' first configs are rendered for. */
+  readonly release: LoadedPayload;
 }
 
 export interface Datacenter {
   readonly kubeconfigPath: string;
   readonly client: ApiClient;
   readonly cloud: Cloud;
+  /** What the nodes booted from, for the install to create in the API (machine-config.ts). */
+  readonly machineConfig: MachineConfigBootstrap;
   rows(): Promise<NodeRow[]>;
   /** True once every node is registered and Ready. */
   allReady(): Promise<boolean>;
@@ -90,6 +97,8 @@ export async function startDatacenter(o: DatacenterOptions): Promise<Datacenter>
   const schedulerKubeconfig = await identity('kube-scheduler.kubeconfig', 'system:kube-scheduler');
   const hostConfig = new ClientConfig();
   hostConfig.loadFromFile(await identity('node-host.kubeconfig', 'system:shipyard:node-host'));
+  // Every node boots from its pool's rendered config, as the machine-config controller renders it.
+  const machineConfig = renderMachineConfigBootstrap({ payload: o.release, rootCAPem: pki.caCertPem, serviceCIDR: block.serviceCIDR });
 
   const images: ImageStore = openImageStore(join(dataDir, 'images'));
   for (const name of componentNames()) images.import(builtinImage(name), { entrypoint: launcherPath(name), builtin: true });
@@ -166,11 +175,23 @@ export async function startDatacenter(o: DatacenterOptions): Promise<Datacenter>
     intervalMs: 1000,
     logger: logger.child({ component: 'load-balancer' }),
   });
+  // The machine-config server runs on every master (a hostNetwork DaemonSet); new machines
+  // fetch their config through this address, as OpenShift's reach api-int:22623.
+  const mcsLb: LoadBalancer = await startLoadBalancer({
+    host: block.host,
+    port: SERVER_PORT,
+    backends: [],
+    healthCheck: { kind: 'https', path: '/healthz', ca: pki.caCertPem },
+    intervalMs: 2000,
+    logger: logger.child({ component: 'mcs-load-balancer' }),
+  });
   const syncBackends = (): void => {
     // One API-server replica (on the first master) until the kube-apiserver operator runs more.
     const first = cloud.list({ name: masterName(0) }).find((i) => i.state !== 'terminated');
     if (first) masterIPs.set(first.name, first.privateIP);
     lb.setBackends([...masterIPs.values()].slice(0, 1).map((host) => ({ host, port: 6443 })));
+    const masters = cloud.list().filter((i) => roleOf(i.name) === 'master' && i.state !== 'terminated');
+    mcsLb.setBackends(masters.map((i) => ({ host: i.privateIP, port: SERVER_PORT })));
   };
   cloud.onChange(syncBackends);
 
@@ -192,24 +213,24 @@ export async function startDatacenter(o: DatacenterOptions): Promise<Datacenter>
       name,
       type: role === 'master' ? 's.xlarge' : 's.large',
       tags: { 'shipyard.io/role': role },
-      userData: renderIgnition(
+      userData: nodeIgnition(
+        machineConfig,
+        role,
         role === 'master'
-          ? {
-              controlPlane: {
-                dataDir,
-                apiPort: 6443,
-                apiUrl,
-                controllerManagerKubeconfig,
-                schedulerKubeconfig,
-                sans: baseSans,
-                runApiServer,
-                leaseDurationSeconds: o.leaseDurationSeconds ?? 137,
-                nodeMonitorGracePeriod: o.nodeMonitorGracePeriod,
-                serviceCIDR: block.serviceCIDR,
-                podCIDR: block.podCIDR,
-              },
-            }
-          : {},
+          ? controlPlaneFiles({
+              dataDir,
+              apiPort: 6443,
+              apiUrl,
+              controllerManagerKubeconfig,
+              schedulerKubeconfig,
+              sans: baseSans,
+              runApiServer,
+              leaseDurationSeconds: o.leaseDurationSeconds ?? 137,
+              nodeMonitorGracePeriod: o.nodeMonitorGracePeriod,
+              serviceCIDR: block.serviceCIDR,
+              podCIDR: block.podCIDR,
+            })
+          : [],
       ),
     });
     logger.debug({ instance: instance.id, name }, 'instance launched');
@@ -241,6 +262,7 @@ export async function startDatacenter(o: DatacenterOptions): Promise<Datacenter>
     kubeconfigPath,
     client,
     cloud,
+    machineConfig,
     rows,
     async allReady() {
       const all = await rows();
@@ -265,6 +287,7 @@ export async function startDatacenter(o: DatacenterOptions): Promise<Datacenter>
       await proxy.done;
       await cloudServer.close();
       await lb.close();
+      await mcsLb.close();
       client.close();
       hostClient.close();
       for (const c of kubeletClients.values()) c.close();

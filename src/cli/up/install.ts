@@ -7,7 +7,8 @@
  *    is built beside it so an update can be tried (`oc adm upgrade --to-image` equivalent:
  *    `kubectl patch clusterversion version --type merge -p '{"spec":{"desiredUpdate":{...}}}'`).
  * 2. bootstraps the CVO as bootkube does: the CRDs the payload ships, the cluster configuration
- *    singletons (Infrastructure, Network, Image, FeatureGate `cluster`), the ClusterVersion
+ *    singletons (Infrastructure, Network, Image, FeatureGate `cluster`), what the nodes booted
+ *    from for the machine-config operator to find (machine-config.ts), the ClusterVersion
  *    `version`, and the CVO's own namespace and Deployment. From then on the CVO installs the
  *    rest and keeps all of it, itself included, as the payload says.
  * Re-running it on a resumed cluster changes nothing that exists.
@@ -29,6 +30,7 @@ import { buildPayload } from '../../release/build.ts';
 import { loadPayloadDir, type LoadedPayload } from '../../release/payload.ts';
 import { renderManifestObject } from '../../operators/cluster-version/payload.ts';
 import { builtinImage, componentNames, launcherPath, SHIPYARD_VERSION } from '../components.ts';
+import { createMachineConfigObjects, type MachineConfigBootstrap } from './machine-config.ts';
 
 export const RELEASE_REPOSITORY = 'shipyard.local/release';
 /** The release `shipyard up` installs, and the one built beside it to update to. */
@@ -115,6 +117,8 @@ export interface InstallConfig {
   readonly hostPrefix: number;
   readonly serviceNetworkCIDR: string;
   readonly masters: number;
+  /** What the nodes booted from, created for the machine-config operator and controller to find. */
+  readonly machineConfig?: { readonly boot: MachineConfigBootstrap; readonly pkiDir: string };
 }
 
 async function createIfMissing(client: ApiClient, ref: ResourceRef, obj: KubernetesObject): Promise<KubernetesObject | undefined> {
@@ -184,6 +188,7 @@ export async function bootstrapClusterVersion(client: ApiClient, payload: Loaded
   });
   await singleton('images', 'Image', {}, { internalRegistryHostname: 'shipyard.local' });
   await singleton('featuregates', 'FeatureGate', { featureSet: '' }, {});
+  if (install.machineConfig) await createMachineConfigObjects(client, { ...install.machineConfig, payload });
 
   // The CVO's own manifests (run level 00), rendered for this release.
   for (const m of payload.manifests.filter((x) => x.component === 'cluster-version-operator' && x.kind !== 'CustomResourceDefinition')) {

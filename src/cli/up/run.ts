@@ -21,6 +21,7 @@ import { startControlServer } from './control.ts';
 import { startDatacenter, type Datacenter } from './datacenter.ts';
 import { openImageStore } from '../../node/images.ts';
 import { gatherStatus } from '../cluster-status.ts';
+import { machineConfigServer } from '../../api/machineconfiguration/index.ts';
 import { bootstrapClusterVersion, buildReleases, DEFAULT_RELEASE_VERSION, loadRelease } from './install.ts';
 import { createProgressView, nodeTable, renderSummary, type NodeRow } from './progress.ts';
 
@@ -82,6 +83,7 @@ async function clusterEndpoints(dataDir: string, shape: Shape, block: AddressBlo
   return [
     { host: block.host, port: shape.apiPort, what: 'the load balancer (--api-port)' },
     { host: block.host, port: shape.cloudPort, what: 'the cloud API (--cloud-port)' },
+    { host: block.host, port: machineConfigServer.securePort, what: 'the machine-config server\'s load balancer' },
     ...nodes.map((n) => ({ host: n.ip, port: 10250, what: `node ${n.name}'s kubelet` })),
     ...nodes.filter((n) => n.name === masterName(0)).map((n) => ({ host: n.ip, port: 6443, what: `node ${n.name}'s kube-apiserver` })),
   ];
@@ -165,7 +167,9 @@ export async function runUp(opts: UpOptions): Promise<void> {
     })());
   for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.once(signal, () => void stop(signal).finally(() => process.exit(0)));
 
-  starting = startDatacenter({ dataDir, spec, resumed, logger, nodeMonitorGracePeriod: opts.nodeMonitorGracePeriod });
+  // The release the cluster installs; its images name what the nodes' first configs are rendered for.
+  const payload = loadRelease(dataDir, DEFAULT_RELEASE_VERSION);
+  starting = startDatacenter({ dataDir, spec, resumed, logger, nodeMonitorGracePeriod: opts.nodeMonitorGracePeriod, release: payload });
   const dc = await starting;
   if (stopping) return;
   control = await startControlServer(dataDir, { node: (action, name) => dc.nodeAction(action, name) });
@@ -183,14 +187,20 @@ export async function runUp(opts: UpOptions): Promise<void> {
 
   // The install: the CVO is bootstrapped (once) and installs the payload; progress is shown per
   // ClusterOperator until ClusterVersion says Available.
-  const payload = loadRelease(dataDir, DEFAULT_RELEASE_VERSION);
   for (;;) {
     if (stopping) return;
     try {
       await bootstrapClusterVersion(
         dc.client,
         payload,
-        { apiServerURL: `https://${addresses.host}:${spec.apiPort}`, clusterNetworkCIDR: addresses.podCIDR, hostPrefix: addresses.podHostPrefix, serviceNetworkCIDR: addresses.serviceCIDR, masters: spec.masters },
+        {
+          apiServerURL: `https://${addresses.host}:${spec.apiPort}`,
+          clusterNetworkCIDR: addresses.podCIDR,
+          hostPrefix: addresses.podHostPrefix,
+          serviceNetworkCIDR: addresses.serviceCIDR,
+          masters: spec.masters,
+          machineConfig: { boot: dc.machineConfig, pkiDir: join(dataDir, 'pki') },
+        },
         abort.signal,
       );
       break;
