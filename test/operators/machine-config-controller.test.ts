@@ -371,6 +371,14 @@ describe('machine-config-controller against a real API server', { timeout: 600_0
     // A pool without nodes is Updated at once: its CONFIG is its target.
     const updated = await poolUpdatedAt('master', (await getPool('master')).spec.configuration!.name!);
     assert.equal(updated.status?.machineCount, 0);
+    // Deleted while in use (MCO issues 2010, 2635: nodes and the config server then fail), it is made again.
+    const current = updated.spec.configuration!.name!;
+    const uid = (await getMc(current)).metadata?.uid;
+    await deleteMc(current);
+    await until('the targeted rendered config is made again', async () => {
+      const got = await getMc(current).catch(() => undefined);
+      return got && got.metadata?.uid !== uid;
+    }, SLOW);
   });
 
   it('two configs writing one path: the later by name wins; the name is stable for equal content and changes with it', async () => {

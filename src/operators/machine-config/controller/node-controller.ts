@@ -37,8 +37,13 @@ export function createNodeController(ctx: ControllerContext): Controller {
   const logger = ctx.logger.child({ controller: NAME });
   const pools = ctx.informers.informer<MachineConfigPool>(resources.machineConfigPools);
   const nodes = ctx.informers.informer<V1Node>(resources.nodes);
-  /** Node name → the desiredConfig this controller wrote and the cache has not shown yet. */
-  const written = new Map<string, string>();
+  /**
+   * Node name → the desiredConfig this controller wrote and the cache has not shown yet, and
+   * when. An entry the cache never confirms (someone else wrote the node since, and a relist
+   * skipped ours) is dropped after `writtenTtlMs`, so it cannot mask the node forever.
+   */
+  const written = new Map<string, { config: string; at: number }>();
+  const writtenTtlMs = 60_000;
   /** Pool-membership problems already reported, so each is said once, not on every pass. */
   const reported = new Set<string>();
 
@@ -47,11 +52,11 @@ export function createNodeController(ctx: ControllerContext): Controller {
     const name = node.metadata?.name ?? '';
     const wrote = written.get(name);
     if (wrote === undefined) return node;
-    if (desiredConfig(node) === wrote) {
+    if (desiredConfig(node) === wrote.config || ctx.clock.now() - wrote.at > writtenTtlMs) {
       written.delete(name);
       return node;
     }
-    return { ...node, metadata: { ...node.metadata, annotations: { ...node.metadata?.annotations, [nodeAnnotations.desiredConfig]: wrote } } };
+    return { ...node, metadata: { ...node.metadata, annotations: { ...node.metadata?.annotations, [nodeAnnotations.desiredConfig]: wrote.config } } };
   };
 
   const reportMembership = (allPools: readonly DeepReadonly<MachineConfigPool>[], allNodes: readonly Node[]) => {
@@ -82,15 +87,14 @@ export function createNodeController(ctx: ControllerContext): Controller {
 
     const updated = new Map<string, Node>();
     if (!pool.spec?.paused && !pool.metadata?.deletionTimestamp) {
-      for (const node of members) {
-        const want = desiredConfig(node) !== target;
-        if (want !== hasUpdateTaint(node)) await setUpdateTaint(ctx.client, node.metadata?.name ?? '', want);
-      }
+      // Before any node is targeted, so pods drained off the first ones avoid the rest.
+      const retaint = members.filter((node) => (desiredConfig(node) !== target) !== hasUpdateTaint(node));
+      await inParallel(retaint, TAINT_WRITES, (node) => setUpdateTaint(ctx.client, node, desiredConfig(node) !== target));
       const plan = planRollout(target, members, maxUnavailable(pool, members.length));
       for (const node of plan.targets) {
         const name = node.metadata?.name ?? '';
         const patched = await ctx.client.patch<V1Node>(resources.nodes, undefined, name, { metadata: { annotations: { [nodeAnnotations.desiredConfig]: target } } });
-        written.set(name, target);
+        written.set(name, { config: target, at: ctx.clock.now() });
         updated.set(name, patched as Node);
         logger.info({ pool: key, node: name, config: target }, 'set desired config');
       }
@@ -126,23 +130,35 @@ export function createNodeController(ctx: ControllerContext): Controller {
   return controller;
 }
 
+/** Taint writes in flight at once: a new target taints every node of a pool, hundreds in a large one. */
+const TAINT_WRITES = 16;
+
+async function inParallel<T>(items: readonly T[], limit: number, fn: (item: T) => Promise<void>): Promise<void> {
+  let next = 0;
+  const worker = async (): Promise<void> => {
+    while (next < items.length) await fn(items[next++]!);
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
+}
+
 /**
  * Adds or removes the UpdateInProgress taint, keeping every other taint: the write is
- * conditional on the node as read, and read again after a conflict (the daemon and the
- * node lifecycle controller write the same node).
+ * conditional on the node as last seen (the cache first), and the node is read again after a
+ * conflict (the daemon and the node lifecycle controller write the same node).
  */
-async function setUpdateTaint(client: ApiClient, name: string, want: boolean): Promise<void> {
+async function setUpdateTaint(client: ApiClient, cached: Node, want: boolean): Promise<void> {
+  let node: DeepReadonly<V1Node> = cached;
   for (let attempt = 1; ; attempt++) {
-    const node = await client.get<V1Node>(resources.nodes, undefined, name);
-    const others = (node.spec?.taints ?? []).filter((t) => !(t.key === updateInProgressTaint.key && t.effect === updateInProgressTaint.effect));
-    const has = others.length !== (node.spec?.taints ?? []).length;
-    if (has === want) return;
-    const taints = want ? [...others, updateInProgressTaint] : others;
+    const taints = node.spec?.taints ?? [];
+    const others = taints.filter((t) => !(t.key === updateInProgressTaint.key && t.effect === updateInProgressTaint.effect));
+    if ((others.length !== taints.length) === want) return;
+    const next = want ? [...others, updateInProgressTaint] : others;
     try {
-      await client.patch(resources.nodes, undefined, name, { metadata: { resourceVersion: node.metadata?.resourceVersion }, spec: { taints: taints.length > 0 ? taints : null } });
+      await client.patch(resources.nodes, undefined, node.metadata?.name ?? '', { metadata: { resourceVersion: node.metadata?.resourceVersion }, spec: { taints: next.length > 0 ? next : null } });
       return;
     } catch (err) {
       if (!isConflict(err) || attempt >= 3) throw err;
     }
+    node = (await client.get<V1Node>(resources.nodes, undefined, node.metadata?.name ?? '')) as DeepReadonly<V1Node>;
   }
 }

@@ -6,7 +6,7 @@
  * on the worker configuration), and a node matched by two custom pools belongs to none: which
  * configuration it should run is ambiguous, so it is reported and left alone.
  */
-import { compileLabelSelector, isEmptySelector } from '../../../api/label-selector.ts';
+import { compileLabelSelector, isEmptySelector, selectsNothing, type LabelMatcher } from '../../../api/label-selector.ts';
 import { masterPool, workerPool, type MachineConfigPool } from '../../../api/machineconfiguration/index.ts';
 import type { DeepReadonly } from '../../../runtime/readonly.ts';
 import type { Node } from './node-state.ts';
@@ -17,11 +17,21 @@ export type PoolForNode =
   | { readonly pool: Pool; readonly error?: undefined; readonly warning?: string }
   | { readonly pool?: undefined; readonly error?: string };
 
+/**
+ * Compiled selectors by pool object: cached objects are frozen and replaced, never changed, so
+ * a pool's selector is compiled once per version, not once per node per pass.
+ */
+const compiled = new WeakMap<Pool, LabelMatcher>();
+
 /** Whether the pool's node selector selects this node; a nil, empty or invalid selector selects none. */
 export function poolSelectsNode(pool: Pool, node: Node): boolean {
-  const selector = pool.spec?.nodeSelector;
-  if (!selector || isEmptySelector(selector)) return false;
-  return compileLabelSelector(selector).matches?.(node.metadata?.labels) === true;
+  let matches = compiled.get(pool);
+  if (!matches) {
+    const selector = pool.spec?.nodeSelector;
+    matches = !selector || isEmptySelector(selector) ? selectsNothing : (compileLabelSelector(selector).matches ?? selectsNothing);
+    compiled.set(pool, matches);
+  }
+  return matches(node.metadata?.labels);
 }
 
 /** The node's primary pool: the one that targets it. No pool at all is not an error. */

@@ -104,18 +104,20 @@ export function createRenderController(ctx: ControllerContext, o: RenderControll
   const allPools = () => pools.store.keys();
   controller.watch(pools);
   controller.watchMapped(controllerConfigs, (cc) => (cc.metadata?.name === controllerConfigName ? allPools() : []));
-  const later = (mc: DeepReadonly<MachineConfig>) => {
-    // A rendered config is an output, never an input.
-    if (mc.metadata?.name?.startsWith('rendered-')) return;
+  const renderAll = () => {
     for (const k of allPools()) {
       if (renderDelayMs > 0) controller.enqueueAfter(k, renderDelayMs);
       else controller.enqueue(k);
     }
   };
-  machineConfigs.on('add', later);
-  machineConfigs.on('update', (mc, old) => {
-    if (mc.metadata?.resourceVersion !== old.metadata?.resourceVersion) later(mc);
+  // A rendered config is an output, never an input; but one deleted while a pool targets it is made again.
+  const isInput = (mc: DeepReadonly<MachineConfig>) => !mc.metadata?.name?.startsWith('rendered-');
+  machineConfigs.on('add', (mc) => {
+    if (isInput(mc)) renderAll();
   });
-  machineConfigs.on('delete', later);
+  machineConfigs.on('update', (mc, old) => {
+    if (isInput(mc) && mc.metadata?.resourceVersion !== old.metadata?.resourceVersion) renderAll();
+  });
+  machineConfigs.on('delete', renderAll);
   return controller;
 }
