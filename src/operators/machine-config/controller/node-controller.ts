@@ -70,6 +70,29 @@ export function createNodeController(ctx: ControllerContext): Controller {
     }
   };
 
+  /** Taints the nodes still to update, then points the next ones at the target; returns the nodes it wrote, as written. */
+  const rollOut = async (pool: DeepReadonly<MachineConfigPool>, target: string, members: readonly Node[]): Promise<Map<string, Node>> => {
+    const key = pool.metadata?.name ?? '';
+    // Before any node is targeted, so pods drained off the first ones avoid the rest.
+    const retaint = members.filter((node) => (desiredConfig(node) !== target) !== hasUpdateTaint(node));
+    await inParallel(retaint, TAINT_WRITES, (node) => setUpdateTaint(ctx.client, node, desiredConfig(node) !== target));
+    const plan = planRollout(target, members, maxUnavailable(pool, members.length));
+    const updated = new Map<string, Node>();
+    for (const node of plan.targets) {
+      const name = node.metadata?.name ?? '';
+      const patched = await ctx.client.patch<V1Node>(resources.nodes, undefined, name, { metadata: { annotations: { [nodeAnnotations.desiredConfig]: target } } });
+      written.set(name, { config: target, at: ctx.clock.now() });
+      updated.set(name, patched as Node);
+      logger.info({ pool: key, node: name, config: target }, 'set desired config');
+    }
+    if (plan.targets.length === 1) {
+      ctx.recorder.event(pool, 'Normal', 'SetDesiredConfig', `Targeted node ${plan.targets[0]!.metadata?.name ?? ''} to MachineConfig: ${target}`);
+    } else if (plan.targets.length > 1) {
+      ctx.recorder.event(pool, 'Normal', 'SetDesiredConfig', `Set target for ${plan.targets.length} nodes to MachineConfig: ${target}`);
+    }
+    return updated;
+  };
+
   const reconcile = async (key: string) => {
     const pool = pools.store.get(key);
     if (!pool) return;
@@ -85,23 +108,14 @@ export function createNodeController(ctx: ControllerContext): Controller {
     reportMembership(allPools, allNodes);
     const members = nodesOfPool(pool, allNodes, allPools);
 
-    const updated = new Map<string, Node>();
+    // A rollout that fails (an invalid maxUnavailable, a write refused) still gets the pool's status written, then is retried.
+    let updated = new Map<string, Node>();
+    let rolloutError: unknown;
     if (!pool.spec?.paused && !pool.metadata?.deletionTimestamp) {
-      // Before any node is targeted, so pods drained off the first ones avoid the rest.
-      const retaint = members.filter((node) => (desiredConfig(node) !== target) !== hasUpdateTaint(node));
-      await inParallel(retaint, TAINT_WRITES, (node) => setUpdateTaint(ctx.client, node, desiredConfig(node) !== target));
-      const plan = planRollout(target, members, maxUnavailable(pool, members.length));
-      for (const node of plan.targets) {
-        const name = node.metadata?.name ?? '';
-        const patched = await ctx.client.patch<V1Node>(resources.nodes, undefined, name, { metadata: { annotations: { [nodeAnnotations.desiredConfig]: target } } });
-        written.set(name, { config: target, at: ctx.clock.now() });
-        updated.set(name, patched as Node);
-        logger.info({ pool: key, node: name, config: target }, 'set desired config');
-      }
-      if (plan.targets.length === 1) {
-        ctx.recorder.event(pool, 'Normal', 'SetDesiredConfig', `Targeted node ${plan.targets[0]!.metadata?.name ?? ''} to MachineConfig: ${target}`);
-      } else if (plan.targets.length > 1) {
-        ctx.recorder.event(pool, 'Normal', 'SetDesiredConfig', `Set target for ${plan.targets.length} nodes to MachineConfig: ${target}`);
+      try {
+        updated = await rollOut(pool, target, members);
+      } catch (err) {
+        rolloutError = err;
       }
     }
 
@@ -115,6 +129,7 @@ export function createNodeController(ctx: ControllerContext): Controller {
       ctx.recorder.event(pool, 'Normal', 'Completed', `Pool ${key} has completed update to ${poolUpdateLine(result.object as DeepReadonly<MachineConfigPool>)}`);
       logger.info({ pool: key, config: after }, 'pool updated');
     }
+    if (rolloutError !== undefined) throw rolloutError;
   };
 
   const controller = new Controller({
