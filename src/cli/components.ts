@@ -18,6 +18,7 @@ export const components: Readonly<Record<string, ComponentEntry>> = {
   'kube-scheduler': { load: async () => (await import('../cluster/scheduler-component.ts')).start },
   'cluster-version-operator': { load: async () => (await import('../operators/cluster-version/component.ts')).start },
   'config-operator': { load: async () => (await import('../operators/config/component.ts')).start },
+  'machine-config-operator': { load: async () => (await import('../operators/machine-config/operator/component.ts')).start },
   'machine-config-controller': { load: async () => (await import('../operators/machine-config/controller/component.ts')).start },
   'machine-config-server': { load: async () => (await import('../operators/machine-config/server/component.ts')).start },
   'oauth-proxy': { load: async () => (await import('../operators/machine-config/oauth-proxy/component.ts')).start },
