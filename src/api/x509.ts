@@ -6,12 +6,24 @@
  * from that signer. Node's own `X509Certificate` reads and verifies certificates; this module
  * only makes them (Node cannot), with @peculiar/x509 over Node's WebCrypto.
  */
-import 'reflect-metadata';
 import { webcrypto } from 'node:crypto';
-import * as x509 from '@peculiar/x509';
 
-// The library's typings name the DOM's Crypto; Node's webcrypto is the same API.
-x509.cryptoProvider.set(webcrypto as never);
+type X509Library = typeof import('@peculiar/x509');
+let library: Promise<X509Library> | undefined;
+
+/**
+ * The library, loaded on first use: it and its ASN.1 schema modules cost a few MiB a process,
+ * and most importers only ever read certificates (Node does that) or issue one once.
+ */
+function x509Library(): Promise<X509Library> {
+  return (library ??= (async () => {
+    await import('reflect-metadata');
+    const x509 = await import('@peculiar/x509');
+    // The library's typings name the DOM's Crypto; Node's webcrypto is the same API.
+    x509.cryptoProvider.set(webcrypto as never);
+    return x509;
+  })());
+}
 
 const algorithm = { name: 'ECDSA', namedCurve: 'P-256', hash: 'SHA-256' } as const;
 
@@ -68,6 +80,7 @@ function serialNumber(): string {
 }
 
 export async function issueCertificate(req: CertificateRequest): Promise<CertificateAndKey> {
+  const x509 = await x509Library();
   const keys = (await webcrypto.subtle.generateKey(algorithm, true, ['sign', 'verify'])) as webcrypto.CryptoKeyPair;
   const issuerCert = req.issuer ? new x509.X509Certificate(req.issuer.certPem) : undefined;
   const signingKey = req.issuer ? await importSigningKey(req.issuer.keyPem) : keys.privateKey;
@@ -75,7 +88,7 @@ export async function issueCertificate(req: CertificateRequest): Promise<Certifi
     ? x509.KeyUsageFlags.keyCertSign | x509.KeyUsageFlags.cRLSign | x509.KeyUsageFlags.digitalSignature
     : x509.KeyUsageFlags.digitalSignature | x509.KeyUsageFlags.keyEncipherment;
   const names = [...(req.dnsNames ?? []).map((value) => ({ type: 'dns' as const, value })), ...(req.ipAddresses ?? []).map((value) => ({ type: 'ip' as const, value }))];
-  const extensions: x509.Extension[] = [
+  const extensions: InstanceType<X509Library['Extension']>[] = [
     new x509.BasicConstraintsExtension(!!req.ca, req.ca?.pathLength, true),
     new x509.KeyUsagesExtension(usages, true),
     await x509.SubjectKeyIdentifierExtension.create(keys.publicKey as never),
