@@ -11,7 +11,7 @@ const cases: Array<{ format: string; valid: string[]; invalid: string[] }> = [
   { format: 'mac', valid: ['01:23:45:67:89:ab', '01-23-45-67-89-AB', '0123.4567.89ab'], invalid: ['01:23:45'] },
   { format: 'uuid', valid: ['123e4567-e89b-12d3-a456-426614174000', '123E4567E89B12D3A456426614174000'], invalid: ['123'] },
   { format: 'uuid4', valid: ['123e4567-e89b-42d3-a456-426614174000'], invalid: ['123e4567-e89b-12d3-a456-426614174000'] },
-  { format: 'byte', valid: ['aGVsbG8=', 'YWJj'], invalid: ['not base64!'] },
+  { format: 'byte', valid: ['aGVsbG8=', 'YWJj', ''], invalid: ['not base64!', 'YWJ', 'a==='] },
   { format: 'date', valid: ['2024-02-29'], invalid: ['2023-02-29', '2024-13-01', '24-01-01'] },
   { format: 'datetime', valid: ['2024-01-01T10:00:00Z', '2024-01-01T10:00:00.123+02:00'], invalid: ['2024-01-01', '2024-01-01T25:00:00Z', '2024-01-01T10:00:00'] },
   { format: 'duration', valid: ['1h30m', '500ms', '3 days', '0', 'P1D'], invalid: ['soon', '5 parsecs'] },
