@@ -9,12 +9,13 @@
 import { readFileSync } from 'node:fs';
 import type { ComponentContext } from '../../../runtime/component.ts';
 import { leaderElectionFor, parseComponentFlags } from '../../../runtime/component-flags.ts';
+import { sleep } from '../../../runtime/clock.ts';
 import { containerPath } from '../../../runtime/container-path.ts';
 import { loadKubeConfig } from '../../../runtime/kubeconfig.ts';
 import { startManager } from '../../../runtime/manager.ts';
 import { createComponentMetrics } from '../../../runtime/metrics.ts';
 import { serveMetrics } from '../../../runtime/metrics-server.ts';
-import { parseImagesJson } from './images.ts';
+import { parseImagesJson, type OperatorImages } from './images.ts';
 import { MCO_NAMESPACE, OPERATOR_LEASE, operands } from './names.ts';
 import { createMachineConfigOperator } from './operator.ts';
 
@@ -35,16 +36,7 @@ export async function start(ctx: ComponentContext): Promise<void> {
   if (!releaseVersion) throw new Error(`${COMPONENT}: RELEASE_VERSION is not set (the payload sets it in the Deployment)`);
   const releaseImage = values['release-image'] as string | undefined;
   if (!releaseImage) throw new Error(`${COMPONENT}: --release-image is required (the payload's Deployment passes the release image)`);
-  const imagesFile = containerPath(String(values['images-json']), ctx.rootfs);
-  let text: string;
-  try {
-    text = readFileSync(imagesFile, 'utf8');
-  } catch (err) {
-    throw new Error(`${COMPONENT}: cannot read ${String(values['images-json'])} (the ConfigMap machine-config-operator-images, mounted): ${(err as Error).message}`);
-  }
-  const images = parseImagesJson(text, String(values['images-json']));
-  if (images.releaseVersion !== releaseVersion) throw new Error(`${COMPONENT}: ${String(values['images-json'])} is release ${images.releaseVersion}, but RELEASE_VERSION is ${releaseVersion}`);
-
+  const images = await readImages(containerPath(String(values['images-json']), ctx.rootfs), String(values['images-json']), releaseVersion, ctx.signal);
   const kubeConfig = loadKubeConfig({ kubeconfig: common.kubeconfig, env: ctx.env, rootfs: ctx.rootfs });
   const metrics = createComponentMetrics(COMPONENT, undefined, { collectDefaults: true });
   const metricsAddress = (values['metrics-bind-address'] as string | undefined) ?? (ctx.env.POD_IP ? `${ctx.env.POD_IP}:${METRICS_PORT}` : undefined);
@@ -65,5 +57,26 @@ export async function start(ctx: ComponentContext): Promise<void> {
   } finally {
     stopMetrics.abort();
     await metricsServer?.closed;
+  }
+}
+
+/**
+ * The release's images.json. During an update the new Deployment (RELEASE_VERSION) and the
+ * new ConfigMap land in either order, and the kubelet rewrites a mounted ConfigMap only every
+ * half minute: a file still naming the previous release is waited for, not fatal.
+ */
+async function readImages(file: string, shown: string, releaseVersion: string, signal: AbortSignal): Promise<OperatorImages> {
+  const deadline = Date.now() + 120_000;
+  for (;;) {
+    let images: OperatorImages;
+    try {
+      images = parseImagesJson(readFileSync(file, 'utf8'), shown);
+    } catch (err) {
+      throw new Error(`${COMPONENT}: cannot read ${shown} (the ConfigMap machine-config-operator-images, mounted): ${(err as Error).message}`);
+    }
+    // Stopping while it waits: nothing will run with these images.
+    if (images.releaseVersion === releaseVersion || signal.aborted) return images;
+    if (Date.now() > deadline) throw new Error(`${COMPONENT}: ${shown} is release ${images.releaseVersion}, but RELEASE_VERSION is ${releaseVersion}`);
+    await sleep(2000, signal);
   }
 }
