@@ -1,9 +1,13 @@
 import assert from 'node:assert/strict';
+import { lstatSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { request } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { Registry } from 'prom-client';
 import { createComponentMetrics } from './metrics.ts';
 import { parseMetricsAddress, serveMetrics } from './metrics-server.ts';
+import { socketPath } from './unix-socket.ts';
 
 function get(address: string, path: string): Promise<{ status: number; type: string; body: string }> {
   const [host, port] = address.split(':');
@@ -15,6 +19,21 @@ function get(address: string, path: string): Promise<{ status: number; type: str
     })
       .on('error', reject)
       .end();
+  });
+}
+
+/** A GET over a Unix socket, resolved once the connection has closed (nothing left open after the test). */
+function getUnix(socket: string, path: string): Promise<{ status: number; body: string }> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let status = 0;
+    const req = request({ socketPath: socket, path, agent: false, headers: { connection: 'close' } }, (res) => {
+      status = res.statusCode ?? 0;
+      res.on('data', (c: Buffer) => chunks.push(c));
+    });
+    req.on('error', reject);
+    req.on('close', () => resolve({ status, body: Buffer.concat(chunks).toString('utf8') }));
+    req.end();
   });
 }
 
@@ -35,6 +54,49 @@ describe('metrics server', () => {
       await server.closed;
     }
     await assert.rejects(get(server.address, '/healthz'), /ECONNREFUSED/);
+  });
+
+  it('serves on a Unix socket, replacing a socket file an earlier run left', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'shipyard-metrics-'));
+    const socketPath = join(dir, 'metrics.sock');
+    writeFileSync(socketPath, 'left behind');
+    const registry = new Registry();
+    createComponentMetrics('machine-config-daemon', registry).forController('daemon');
+    const abort = new AbortController();
+    try {
+      const server = await serveMetrics({ registry, socketPath, signal: abort.signal });
+      assert.equal(server.address, `unix:${socketPath}`);
+      const metrics = (await getUnix(socketPath, '/metrics')).body;
+      assert.match(metrics, /machine_config_daemon_reconcile_total\{controller="daemon",result="success"\} 0/);
+      abort.abort();
+      await server.closed;
+    } finally {
+      abort.abort();
+      rmSync(dir, { recursive: true, force: true });
+    }
+    await assert.rejects(serveMetrics({ registry, signal: abort.signal }), /either an address or a socket path/);
+  });
+
+  it('serves on a socket whose path is past the 107 bytes a socket address holds, at that path', async () => {
+    const base = mkdtempSync(join(tmpdir(), 'shipyard-metrics-'));
+    const dir = join(base, 'pods', 'a'.repeat(40), 'rootfs', 'machine-config-daemon', 'var', 'run', 'machine-config-daemon');
+    mkdirSync(dir, { recursive: true });
+    const path = join(dir, 'metrics.sock');
+    assert.ok(Buffer.byteLength(path) > 107, path);
+    const registry = new Registry();
+    const abort = new AbortController();
+    const client = socketPath(path);
+    try {
+      const server = await serveMetrics({ registry, socketPath: path, signal: abort.signal });
+      assert.ok(lstatSync(path).isSocket(), 'the socket is at the path asked for, not at a truncated one');
+      assert.equal((await getUnix(client.path, '/healthz')).status, 200);
+      abort.abort();
+      await server.closed;
+    } finally {
+      abort.abort();
+      client.close();
+      rmSync(base, { recursive: true, force: true });
+    }
   });
 
   it('takes only host:port with a loopback host', () => {

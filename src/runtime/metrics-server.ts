@@ -3,20 +3,28 @@
  * HTTP on one address (a pod's IP, as controllers serve theirs), plus `/healthz`. It serves
  * only what the registry holds; whatever guards it (an authenticating proxy in the pod) is the
  * deployment's business. Stops when the signal aborts.
+ *
+ * Or on a Unix socket, for a component on the host network whose proxy shares a volume with it
+ * (the machine-config daemon): a fixed loopback port would be taken by the first node's daemon,
+ * since every node of a Shipyard datacenter shares the machine's loopback.
  */
+import { rmSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Registry } from 'prom-client';
+import { socketPath } from './unix-socket.ts';
 
 export interface MetricsServerOptions {
   readonly registry: Registry;
   /** `host:port`; the host must be a 127.0.0.0/8 address (every Shipyard address is loopback). Port 0 picks one. */
-  readonly address: string;
+  readonly address?: string;
+  /** A Unix socket path instead of `address`; a socket file left there by an earlier run is replaced. */
+  readonly socketPath?: string;
   readonly signal: AbortSignal;
 }
 
 export interface RunningMetricsServer {
-  /** Where it listens, as `host:port`. */
+  /** Where it listens, as `host:port` (or `unix:<path>`). */
   readonly address: string;
   /** Resolves once the server has closed, after the signal aborted. */
   readonly closed: Promise<void>;
@@ -32,7 +40,10 @@ export function parseMetricsAddress(address: string): { host: string; port: numb
 }
 
 export async function serveMetrics(o: MetricsServerOptions): Promise<RunningMetricsServer> {
-  const { host, port } = parseMetricsAddress(o.address);
+  if ((o.address === undefined) === (o.socketPath === undefined)) throw new Error('metrics server: give either an address or a socket path');
+  const tcp = o.address === undefined ? undefined : parseMetricsAddress(o.address);
+  // Container paths are long; a socket's may not be (unix-socket.ts).
+  const socket = o.socketPath === undefined ? undefined : socketPath(o.socketPath);
   const server: Server = createServer((req, res) => {
     const path = (req.url ?? '/').split('?')[0];
     if (req.method !== 'GET' && req.method !== 'HEAD') {
@@ -53,20 +64,34 @@ export async function serveMetrics(o: MetricsServerOptions): Promise<RunningMetr
     );
   });
   await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(port, host, () => {
-      server.off('error', reject);
+    const failed = (err: Error) => {
+      socket?.close();
+      reject(err);
+    };
+    server.once('error', failed);
+    const listening = () => {
+      server.off('error', failed);
       resolve();
-    });
+    };
+    if (tcp) server.listen(tcp.port, tcp.host, listening);
+    else {
+      // A socket file outlives the process that made it; a restarted component would find it in the way.
+      rmSync(o.socketPath!, { force: true });
+      server.listen(socket!.path, listening);
+    }
   });
   const closed = new Promise<void>((resolve) => {
     const close = () => {
-      server.close(() => resolve());
+      server.close(() => {
+        socket?.close();
+        resolve();
+      });
       server.closeAllConnections();
     };
     if (o.signal.aborted) close();
     else o.signal.addEventListener('abort', close, { once: true });
   });
+  if (!tcp) return { address: `unix:${o.socketPath}`, closed };
   const bound = server.address() as AddressInfo;
   return { address: `${bound.address}:${bound.port}`, closed };
 }

@@ -16,6 +16,7 @@ import { parseComponentFlags } from '../../../runtime/component-flags.ts';
 import { containerPath } from '../../../runtime/container-path.ts';
 import { loadKubeConfig } from '../../../runtime/kubeconfig.ts';
 import { createLogger } from '../../../runtime/logger.ts';
+import { socketPath } from '../../../runtime/unix-socket.ts';
 import { parseDelegateUrls } from './delegate-urls.ts';
 import { createProxyHandler, parseUpstream } from './proxy.ts';
 
@@ -52,7 +53,8 @@ export async function start(ctx: ComponentContext): Promise<void> {
   const logger = createLogger({ component: COMPONENT });
   const kubeConfig = loadKubeConfig({ kubeconfig: common.kubeconfig, env: ctx.env, rootfs: ctx.rootfs });
   const client = new ApiClient(kubeConfig, { userAgent: COMPONENT });
-  const socketUpstream = 'socketPath' in upstream ? { socketPath: containerPath(upstream.socketPath, ctx.rootfs) } : upstream;
+  // The pod's container paths are longer than a socket address holds (runtime/unix-socket.ts).
+  const socketUpstream = 'socketPath' in upstream ? { socketPath: socketPath(containerPath(upstream.socketPath, ctx.rootfs)).path } : upstream;
   let pair = readPair();
   const server = createServer({ ...pair, minVersion: 'TLSv1.2' }, createProxyHandler({ client, rules, upstream: socketUpstream, logger }));
   await new Promise<void>((resolve, reject) => {
