@@ -21,6 +21,7 @@ export const components: Readonly<Record<string, ComponentEntry>> = {
   'machine-config-operator': { load: async () => (await import('../operators/machine-config/operator/component.ts')).start },
   'machine-config-controller': { load: async () => (await import('../operators/machine-config/controller/component.ts')).start },
   'machine-config-server': { load: async () => (await import('../operators/machine-config/server/component.ts')).start },
+  'machine-config-daemon': { load: async () => (await import('../operators/machine-config/daemon/component.ts')).start },
   'oauth-proxy': { load: async () => (await import('../operators/machine-config/oauth-proxy/component.ts')).start },
 };
 
