@@ -6,6 +6,7 @@
 import assert from 'node:assert/strict';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { get as httpGet } from 'node:http';
+import { get as httpsGet } from 'node:https';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -61,6 +62,50 @@ describe('shipyard up: the local datacenter (e2e)', { timeout: 900_000 }, () => 
     }
     assert.equal(lines.filter((l) => /^master-\d\s+Ready\s+control-plane,master\s/.test(l)).length, 3, out);
     assert.equal(lines.filter((l) => /^worker-0\s+Ready\s+worker\s/.test(l)).length, 1, out);
+  });
+
+  it('installs the Machine Config Operator as OpenShift does: nodes at their pools\' rendered configs, operands running, config server behind the load balancer', async () => {
+    const co = await json(['clusteroperator', 'machine-config']);
+    const cond = (type: string) => co.status.conditions.find((c: Json) => c.type === type)?.status;
+    assert.deepEqual([cond('Available'), cond('Progressing'), cond('Degraded')], ['True', 'False', 'False'], JSON.stringify(co.status.conditions));
+    assert.equal(co.status.versions.find((v: Json) => v.name === 'operator').version, '0.1.0');
+    // Every node booted from its pool's rendered config and the daemon's first sync changed nothing.
+    const pools = Object.fromEntries(((await json(['mcp'])).items as Json[]).map((p) => [p.metadata.name, p]));
+    for (const node of (await json(['nodes'])).items as Json[]) {
+      const pool = pools[node.metadata.name.startsWith('master-') ? 'master' : 'worker'];
+      const a = node.metadata.annotations;
+      assert.equal(a['machineconfiguration.openshift.io/currentConfig'], pool.status.configuration.name, node.metadata.name);
+      assert.equal(a['machineconfiguration.openshift.io/desiredConfig'], pool.status.configuration.name, node.metadata.name);
+      assert.equal(a['machineconfiguration.openshift.io/state'], 'Done', node.metadata.name);
+      assert.equal(node.status.conditions.find((c: Json) => c.type === 'Ready').status, 'True');
+    }
+    const mcp = await ok(['get', 'mcp']);
+    assert.match(mcp, /\nmaster\s+rendered-master-[0-9a-f]{32}\s+True\s+False\s+False\s+3\s+3\s+3\s+0\s/, mcp);
+    assert.match(mcp, /\nworker\s+rendered-worker-[0-9a-f]{32}\s+True\s+False\s+False\s+1\s+1\s+1\s+0\s/, mcp);
+    assert.equal(((await json(['mc'])).items as Json[]).filter((m) => m.metadata.name.startsWith('rendered-')).length, 2, 'the controller found the install\'s rendered configs and made no others');
+    const pods = (await json(['pods', '-n', 'openshift-machine-config-operator'])).items as Json[];
+    const running = (prefix: string) => pods.filter((p) => p.metadata.name.startsWith(prefix) && p.status.phase === 'Running');
+    assert.equal(running('machine-config-operator-').length, 1);
+    assert.equal(running('machine-config-controller-').length, 1);
+    assert.deepEqual(running('machine-config-server-').map((p) => p.spec.nodeName).sort(), ['master-0', 'master-1', 'master-2']);
+    const daemons = running('machine-config-daemon-');
+    assert.deepEqual(daemons.map((p) => p.spec.nodeName).sort(), ['master-0', 'master-1', 'master-2', 'worker-0']);
+    assert.deepEqual(daemons[0]!.spec.containers.map((c: Json) => c.name), ['machine-config-daemon', 'oauth-proxy']);
+    const logs = await kubectl(['logs', daemons[0]!.metadata.name, '-n', 'openshift-machine-config-operator', '-c', 'machine-config-daemon']);
+    assert.equal(logs.code, 0, describeResult(['logs'], logs));
+    // The config server, through the load balancer, answers only the bootstrap token (TLS verified against the cluster CA).
+    const ca = readFileSync(join(dataDir, 'pki', 'ca.crt'));
+    const mcs = (path: string, token?: string) =>
+      new Promise<number>((resolve, reject) => {
+        httpsGet({ host: addresses().host, port: 22623, path, ca, agent: false, headers: token ? { authorization: `Bearer ${token}` } : {} }, (res) => {
+          res.resume();
+          resolve(res.statusCode ?? 0);
+        }).on('error', reject);
+      });
+    assert.equal(await pollUntil('the config server behind the load balancer', async () => (await mcs('/healthz').catch(() => 0)) === 200 || undefined, { timeoutMs: 30_000, intervalMs: 500 }), true);
+    assert.equal(await mcs('/config/worker'), 401);
+    const token = Buffer.from((await json(['secret', 'machine-config-server-bootstrap-token', '-n', 'openshift-machine-config-operator'])).data.token, 'base64').toString();
+    assert.equal(await mcs('/config/worker', token), 200);
   });
 
   it('runs the control plane as static pods with mirror pods', async () => {
