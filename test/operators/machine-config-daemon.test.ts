@@ -16,236 +16,20 @@
  */
 import assert from 'node:assert/strict';
 import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { readFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import type { CoreV1Event, V1Node, V1Pod, V1PodDisruptionBudget, V1ReplicaSet } from '@kubernetes/client-node';
-import { encodeDataUrl } from '../../src/api/ignition/index.ts';
-import { machineConfigurationCRDs, nodeAnnotations, type MachineConfig } from '../../src/api/machineconfiguration/index.ts';
-import { applyUpdate, emptyConfig, fromMachineConfig } from '../../src/noderoot/index.ts';
-import { runDaemon } from '../../src/operators/machine-config/daemon/daemon.ts';
-import { createDaemonMetrics, type DaemonMetrics } from '../../src/operators/machine-config/daemon/metrics.ts';
+import type { V1Pod, V1PodDisruptionBudget, V1ReplicaSet } from '@kubernetes/client-node';
+import { nodeAnnotations, type MachineConfig } from '../../src/api/machineconfiguration/index.ts';
 import { currentConfigPath, journalPath, readCurrentConfig, readJournal } from '../../src/operators/machine-config/daemon/node-files.ts';
 import type { UpdateCheckpoint } from '../../src/operators/machine-config/daemon/updater.ts';
-import { ApiClient, isAlreadyExists } from '../../src/runtime/client.ts';
-import { FakeClock } from '../../src/runtime/clock.ts';
-import { klogDestination } from '../../src/runtime/klog.ts';
-import { ClientConfig } from '../../src/runtime/kubeconfig.ts';
-import { createLogger } from '../../src/runtime/logger.ts';
-import { clearRebootRequest, readRebootRequest } from '../../src/runtime/node-reboot.ts';
-import { objectPath, resources } from '../../src/runtime/resources.ts';
+import { isAlreadyExists, type ApiClient } from '../../src/runtime/client.ts';
+import type { ClientConfig } from '../../src/runtime/kubeconfig.ts';
+import { readRebootRequest } from '../../src/runtime/node-reboot.ts';
+import { resources } from '../../src/runtime/resources.ts';
 import { startTestServer, type TestServer } from '../support/server.ts';
 import { until } from '../support/until.ts';
-
-const NS = 'openshift-machine-config-operator';
-const RBAC = new URL('../../src/release/payload/manifests/0000_80_machine-config_02_daemon-rbac.yaml', import.meta.url).pathname;
-const KEY_1 = 'ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIOne one@example';
-const KEY_2 = 'ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAITwo two@example';
-const SLOW = { timeoutMs: 60_000 };
-
-type Files = Record<string, string | { text: string; mode: number }>;
-
-/** A rendered config as the controller writes one: Ignition 3.4 with files and core's keys. */
-function rendered(name: string, files: Files, o: { keys?: string[]; users?: string[] } = {}): MachineConfig {
-  return {
-    apiVersion: 'machineconfiguration.openshift.io/v1',
-    kind: 'MachineConfig',
-    metadata: { name },
-    spec: {
-      config: {
-        ignition: { version: '3.4.0' },
-        passwd: { users: [{ name: 'core', sshAuthorizedKeys: o.keys ?? [KEY_1] }, ...(o.users ?? []).map((u) => ({ name: u }))] },
-        storage: {
-          files: Object.entries(files).map(([path, f]) => {
-            const { text, mode } = typeof f === 'string' ? { text: f, mode: 0o644 } : f;
-            return { path, mode, overwrite: true, contents: { source: encodeDataUrl(text) } };
-          }),
-        },
-      },
-    },
-  };
-}
-
-const baseFiles: Files = {
-  '/etc/kubernetes/kubelet.conf': 'apiVersion: kubelet.config.k8s.io/v1beta1\nkind: KubeletConfiguration\nmaxPods: 110\n',
-  '/etc/motd': 'managed by the machine-config operator\n',
-};
-const SCRIPT = '#!/usr/bin/bash\nset -x\necho configured\n';
-const A = rendered('rendered-worker-aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa', baseFiles);
-/** A file change: reboots. */
-const B = rendered('rendered-worker-bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb', { ...baseFiles, '/usr/local/bin/kubeinit_kubevirt_extra_config_script': { text: SCRIPT, mode: 0o755 } });
-/** An SSH key change: neither drains nor reboots. */
-const C = rendered('rendered-worker-cccccccccccccccccccccccccccccccc', baseFiles, { keys: [KEY_1, KEY_2] });
-/** A new user: not reconcilable on a running node. */
-const U = rendered('rendered-worker-uuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuu', baseFiles, { users: ['alice'] });
-
-const name = (mc: MachineConfig): string => mc.metadata!.name!;
-
-function adminOf(ts: TestServer): ApiClient {
-  const config = new ClientConfig();
-  config.loadFromFile(ts.server.kubeconfigPath);
-  return new ApiClient(config, { userAgent: 'mcd-test-admin' });
-}
-
-/** The CRDs, the namespace, the payload's RBAC for the daemon, and a kubeconfig of its ServiceAccount. */
-async function prepare(ts: TestServer, admin: ApiClient, dir: string): Promise<ClientConfig> {
-  for (const crd of machineConfigurationCRDs()) await admin.create(resources.customResourceDefinitions, crd as never);
-  await until('machineconfigs served', () => admin.list(resources.machineConfigs).then(() => true), { retryErrors: true, timeoutMs: 30_000 });
-  await admin.create(resources.namespaces, { apiVersion: 'v1', kind: 'Namespace', metadata: { name: NS } });
-  const applied = await ts.kubectl(['apply', '-f', RBAC]);
-  assert.equal(applied.code, 0, applied.stderr);
-  const tr = await admin.request<{ status: { token: string } }>('POST', objectPath(resources.serviceAccounts, NS, 'machine-config-daemon', 'token'), {
-    body: { apiVersion: 'authentication.k8s.io/v1', kind: 'TokenRequest', spec: {} },
-  });
-  const kubeconfig = join(dir, 'kubeconfig');
-  writeFileSync(kubeconfig, JSON.stringify({
-    apiVersion: 'v1',
-    kind: 'Config',
-    clusters: [{ name: 'c', cluster: { server: ts.server.url, 'certificate-authority-data': Buffer.from(ts.server.caCertPem).toString('base64') } }],
-    users: [{ name: 'mcd', user: { token: tr.status.token } }],
-    contexts: [{ name: 'c', context: { cluster: 'c', user: 'mcd' } }],
-    'current-context': 'c',
-  }));
-  for (const mc of [A, B, C, U]) await admin.create(resources.machineConfigs, mc as never);
-  const config = new ClientConfig();
-  config.loadFromFile(kubeconfig);
-  return config;
-}
-
-/** What a daemon of the test logged, as klog lines without their header. */
-class Log {
-  readonly lines: string[] = [];
-  readonly destination = klogDestination({ write: (s: string) => this.lines.push(s.replace(/^[IWEF]\d{4} \S+ +\d+ \S*\] /, '').trimEnd()) });
-  has(text: string): boolean {
-    return this.lines.includes(text);
-  }
-  /** The lines, in the order given, each after the one before. */
-  assertInOrder(expected: readonly string[]): void {
-    let at = -1;
-    for (const e of expected) {
-      const i = this.lines.findIndex((l, k) => k > at && l === e);
-      assert.ok(i > at, `expected "${e}" after line ${at} in:\n${this.lines.join('\n')}`);
-      at = i;
-    }
-  }
-}
-
-type StepHook = (step: UpdateCheckpoint, signal: AbortSignal) => Promise<void> | void;
-
-/**
- * One node: its Node object, its root (first booted into `initial`, with the config server's
- * annotations file), and its daemon, started and stopped as the node's kubelet would.
- */
-class NodeUnderTest {
-  readonly clock = new FakeClock();
-  readonly log = new Log();
-  readonly metrics: DaemonMetrics = createDaemonMetrics('machine-config-daemon');
-  readonly root: string;
-  private daemon: { stop: AbortController; done: Promise<void> } | undefined;
-  private boots = 1;
-
-  constructor(
-    private readonly ts: TestServer,
-    private readonly admin: ApiClient,
-    private readonly daemonConfig: ClientConfig,
-    readonly nodeName: string,
-    base: string,
-  ) {
-    this.root = join(base, nodeName, 'root');
-    mkdirSync(this.root, { recursive: true });
-  }
-
-  async boot(initial: MachineConfig): Promise<void> {
-    await applyUpdate(this.root, emptyConfig(), fromMachineConfig(initial));
-    mkdirSync(join(this.root, 'etc/machine-config-daemon'), { recursive: true });
-    const annotations = { [nodeAnnotations.currentConfig]: name(initial), [nodeAnnotations.desiredConfig]: name(initial), [nodeAnnotations.state]: 'Done' };
-    writeFileSync(join(this.root, 'etc/machine-config-daemon/node-annotations.json'), JSON.stringify(annotations));
-    await this.admin.create(resources.nodes, { apiVersion: 'v1', kind: 'Node', metadata: { name: this.nodeName, labels: { 'node-role.kubernetes.io/worker': '' } } });
-    await this.setBootID();
-  }
-
-  private async setBootID(): Promise<void> {
-    const nodeInfo = {
-      bootID: `boot-${this.boots}`,
-      machineID: this.nodeName,
-      systemUUID: this.nodeName,
-      architecture: 'amd64',
-      operatingSystem: 'linux',
-      osImage: 'Shipyard',
-      kernelVersion: '6.0.0',
-      containerRuntimeVersion: 'shipyard://0.1.0',
-      kubeletVersion: 'v1.31.0',
-      kubeProxyVersion: 'v1.31.0',
-    };
-    await this.admin.patch(resources.nodes, undefined, this.nodeName, { status: { nodeInfo, conditions: [{ type: 'Ready', status: 'True', reason: 'KubeletReady', message: 'kubelet is posting ready status' }] } }, { type: 'merge', subresource: 'status' });
-  }
-
-  start(onStep?: StepHook): void {
-    assert.equal(this.daemon, undefined, 'one daemon per node');
-    const stop = new AbortController();
-    const logger = createLogger({ component: 'machine-config-daemon', level: 'info', destination: this.log.destination });
-    const running = runDaemon({ nodeName: this.nodeName, root: this.root, kubeConfig: this.daemonConfig, signal: stop.signal, logger, clock: this.clock, metrics: this.metrics, drainTimeoutMs: 90_000, driftPollMs: 2000, rebootSettleMs: 30_000, onStep });
-    this.daemon = { stop, done: running.done };
-  }
-
-  async stop(): Promise<void> {
-    const d = this.daemon;
-    this.daemon = undefined;
-    if (!d) return;
-    d.stop.abort();
-    await d.done;
-  }
-
-  get running(): boolean {
-    return this.daemon !== undefined;
-  }
-
-  /** The kubelet's part of a reboot: the daemon's pod stops, the request is satisfied, a new boot, the pod starts again. */
-  async reboot(onStep?: StepHook): Promise<void> {
-    assert.ok(readRebootRequest(this.root), 'a reboot was requested');
-    await this.stop();
-    clearRebootRequest(this.root);
-    this.boots++;
-    await this.setBootID();
-    this.start(onStep);
-  }
-
-  node(): Promise<V1Node> {
-    return this.admin.get<V1Node>(resources.nodes, undefined, this.nodeName);
-  }
-
-  async annotations(): Promise<Record<string, string>> {
-    return (await this.node()).metadata?.annotations ?? {};
-  }
-
-  async setDesired(mc: MachineConfig): Promise<void> {
-    await this.admin.patch(resources.nodes, undefined, this.nodeName, { metadata: { annotations: { [nodeAnnotations.desiredConfig]: name(mc) } } }, { type: 'merge' });
-  }
-
-  /** Moves the fake clock a little at each look, so the daemon's timers fire while the test waits. */
-  untilPumped<T>(what: string, probe: () => Promise<T | undefined | false>, stepMs = 1000, timeoutMs = 30_000): Promise<T> {
-    return until(what, async () => {
-      const v = await probe();
-      if (v === undefined || v === false) this.clock.advance(stepMs);
-      return v;
-    }, { timeoutMs, everyMs: 25 });
-  }
-
-  async doneAt(mc: MachineConfig): Promise<boolean> {
-    const a = await this.annotations();
-    return a[nodeAnnotations.currentConfig] === name(mc) && a[nodeAnnotations.state] === 'Done';
-  }
-
-  async events(reason: string): Promise<CoreV1Event[]> {
-    const list = await this.admin.list<CoreV1Event>(resources.events, 'default');
-    return list.items.filter((e) => e.involvedObject?.name === this.nodeName && e.reason === reason);
-  }
-
-  file(path: string): Promise<string | undefined> {
-    return readFile(join(this.root, path), 'utf8').catch(() => undefined);
-  }
-}
+import { A, adminOf, B, C, InProcessDaemon, KEY_1, KEY_2, name, NodeUnderTest, prepare, SCRIPT, U, type StepHook } from './machine-config-daemon-support.ts';
 
 describe('machine-config-daemon on a real API server and node root', () => {
   let ts: TestServer;
@@ -258,7 +42,7 @@ describe('machine-config-daemon on a real API server and node root', () => {
     base = mkdtempSync(join(tmpdir(), 'shipyard-mcd-'));
     ts = await startTestServer({ controllers: true });
     admin = adminOf(ts);
-    daemonConfig = await prepare(ts, admin, base);
+    daemonConfig = (await prepare(ts, admin, base)).config;
   });
 
   after(async () => {
@@ -269,17 +53,18 @@ describe('machine-config-daemon on a real API server and node root', () => {
   });
 
   async function bootNode(nodeName: string, initial: MachineConfig = A): Promise<NodeUnderTest> {
-    const n = new NodeUnderTest(ts, admin, daemonConfig, nodeName, base);
+    const n = new NodeUnderTest(admin, nodeName, base, new InProcessDaemon(daemonConfig));
     nodes.push(n);
     await n.boot(initial);
     return n;
   }
 
-  /** Starts the daemon and waits until it has taken the config server's annotations (first start). */
+  /** Starts the daemon and waits until it has taken the config server's annotations and checked the node against them (first start). */
   async function started(nodeName: string, initial: MachineConfig = A): Promise<NodeUnderTest> {
     const n = await bootNode(nodeName, initial);
     n.start();
-    await until(`${nodeName} Done at ${name(initial)}`, () => n.doneAt(initial));
+    // The adopted annotations say Done at once; the cleared reason is the daemon's own finish.
+    await until(`${nodeName} Done at ${name(initial)}`, async () => (await n.doneAt(initial)) && (await n.annotations())[nodeAnnotations.reason] === '');
     return n;
   }
 

@@ -40,7 +40,7 @@ export class DriftWatch {
 
   constructor(private readonly root: string) {}
 
-  /** The config the node now runs, and what its files look like right after it was validated. */
+  /** The config the node now runs, and what its files look like just before it is validated. */
   async watch(config: NodeConfig): Promise<void> {
     this.config = config;
     this.last = await fingerprint(this.root, config);

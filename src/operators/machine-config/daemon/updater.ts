@@ -302,8 +302,10 @@ export class Updater {
   private async finish(node: Node, name: string, disk: StoredConfig | undefined, journal: UpdateJournal | undefined, signal: AbortSignal): Promise<ReconcileResult> {
     const stored = await this.config(name, disk, journal);
     const config = fromMachineConfig(stored);
-    const mismatch = await validateOnDisk(this.o.root, config);
+    // Looked at before validating: an edit after this look is seen by the next poll, one before
+    // it by the validation. The other way round, an edit between the two would be missed.
     await this.o.drift.watch(config);
+    const mismatch = await validateOnDisk(this.o.root, config);
     if (mismatch) {
       if (isDoneAt(node, name)) {
         this.o.metrics?.drift(this.o.clock.wallNow());
