@@ -19,7 +19,7 @@ import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import type { V1Pod, V1PodDisruptionBudget, V1ReplicaSet } from '@kubernetes/client-node';
+import type { V1DaemonSet, V1Pod, V1PodDisruptionBudget, V1ReplicaSet } from '@kubernetes/client-node';
 import { nodeAnnotations, type MachineConfig } from '../../src/api/machineconfiguration/index.ts';
 import { currentConfigPath, journalPath, readCurrentConfig, readJournal } from '../../src/operators/machine-config/daemon/node-files.ts';
 import type { UpdateCheckpoint } from '../../src/operators/machine-config/daemon/updater.ts';
@@ -157,6 +157,20 @@ describe('machine-config-daemon on a real API server and node root', () => {
       spec: { nodeName: n.nodeName, terminationGracePeriodSeconds: 0, automountServiceAccountToken: false, containers: [{ name: 'router', image: 'router' }] },
     });
     await admin.patch(resources.pods, ns, pod, { status: { phase: 'Running', conditions: [{ type: 'Ready', status: 'True' }] } }, { type: 'merge', subresource: 'status' });
+    // A DaemonSet's pod on the node, which a drain leaves where it is (as it leaves the daemon's own).
+    await admin.create(resources.namespaces, { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'openshift-dns' } });
+    const ds = await admin.create<V1DaemonSet>(resources.daemonSets, {
+      apiVersion: 'apps/v1',
+      kind: 'DaemonSet',
+      metadata: { name: 'dns-default', namespace: 'openshift-dns' },
+      spec: { selector: { matchLabels: { app: 'dns' } }, template: { metadata: { labels: { app: 'dns' } }, spec: { containers: [{ name: 'dns', image: 'dns' }] } } },
+    });
+    await admin.create<V1Pod>(resources.pods, {
+      apiVersion: 'v1',
+      kind: 'Pod',
+      metadata: { name: 'dns-default-h2lt5', namespace: 'openshift-dns', labels: { app: 'dns' }, ownerReferences: [{ apiVersion: 'apps/v1', kind: 'DaemonSet', name: 'dns-default', uid: ds.metadata!.uid!, controller: true }] },
+      spec: { nodeName: n.nodeName, automountServiceAccountToken: false, containers: [{ name: 'dns', image: 'dns' }] },
+    });
     await admin.create<V1PodDisruptionBudget>(resources.podDisruptionBudgets, { apiVersion: 'policy/v1', kind: 'PodDisruptionBudget', metadata: { name: 'router-default', namespace: ns }, spec: { minAvailable: 1, selector: { matchLabels: labels } } });
     await until('the budget to allow no disruption', async () => {
       const pdb = await admin.get<V1PodDisruptionBudget>(resources.podDisruptionBudgets, ns, 'router-default');
@@ -176,6 +190,7 @@ describe('machine-config-daemon on a real API server and node root', () => {
       `Checking Reconcilable for config ${name(A)} to ${name(B)}`,
       `Starting update from ${name(A)} to ${name(B)}: &{osUpdate:false kargs:false fips:false passwd:false files:true units:false kernelType:false extensions:false}`,
       'Update prepared; beginning drain',
+      'WARNING: ignoring DaemonSet-managed Pods: openshift-dns/dns-default-h2lt5',
       `evicting pod ${ns}/${pod}`,
       `error when evicting pod "${pod}" (will retry after 5s): Cannot evict pod as it would violate the pod's disruption budget.`,
       `Draining failed with: ${reason}, retrying`,
@@ -188,6 +203,7 @@ describe('machine-config-daemon on a real API server and node root', () => {
     await until('the budget to allow the eviction', async () => (await admin.get<V1PodDisruptionBudget>(resources.podDisruptionBudgets, ns, 'router-default')).status?.disruptionsAllowed === 1);
     await n.untilPumped('the reboot request once drained', async () => readRebootRequest(n.root) !== undefined, 5000);
     assert.equal(await admin.get(resources.pods, ns, pod).catch(() => undefined), undefined, 'the router was evicted');
+    assert.ok(await admin.get(resources.pods, 'openshift-dns', 'dns-default-h2lt5'), 'the DaemonSet pod stays');
     assert.equal(await n.file('usr/local/bin/kubeinit_kubevirt_extra_config_script'), SCRIPT);
     await n.reboot();
     await until('Done at B', () => n.doneAt(B));
