@@ -129,7 +129,8 @@ export class Updater {
       // Stopping: nothing more is written, as if the process had been killed here.
       if (signal.aborted) throw err;
       if (err instanceof Superseded) return undefined;
-      await this.markDegraded((err as Error).message ?? String(err));
+      // A server that cannot take the Degraded mark now gets it on the retry; the cause is what to report.
+      await this.markDegraded((err as Error).message ?? String(err)).catch((markErr: unknown) => this.log.warn(`Could not mark the node Degraded: ${(markErr as Error).message}`));
       throw err;
     }
   }
