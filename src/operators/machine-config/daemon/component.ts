@@ -47,9 +47,9 @@ export async function start(ctx: ComponentContext): Promise<void> {
   const kubeConfig = loadKubeConfig({ kubeconfig: common.kubeconfig, env: ctx.env, rootfs: ctx.rootfs });
   // The container's environment, not this process's: inline, the two differ.
   const logger = createLogger({ component: COMPONENT, level: ctx.env.SHIPYARD_LOG_LEVEL || undefined, destination: klogDestination() });
-  const metrics = createDaemonMetrics(COMPONENT);
   const socket = (values['metrics-socket'] as string | undefined) || ctx.env.METRICS_SOCKET;
   const address = values['metrics-bind-address'] as string | undefined;
+  const metrics = createDaemonMetrics(COMPONENT, { collectDefaults: !!(socket || address) });
   // Its own signal, so a daemon that fails stops it too, not only a stop from outside.
   const stopMetrics = new AbortController();
   ctx.signal.addEventListener('abort', () => stopMetrics.abort(), { once: true });

@@ -23,7 +23,12 @@ export interface DaemonMetrics {
 /** Reasons can be long; the label keeps the first line's start, the annotation keeps it all. */
 const labelText = (s: string): string => s.split('\n')[0]!.slice(0, 256);
 
-export function createDaemonMetrics(component: string, registry: Registry = new Registry()): DaemonMetrics {
+/**
+ * `collectDefaults` adds prom-client's process metrics: worth it when the metrics are served,
+ * waste for the hundreds of daemons a benchmark runs in one process with nobody scraping them.
+ */
+export function createDaemonMetrics(component: string, o: { registry?: Registry; collectDefaults?: boolean } = {}): DaemonMetrics {
+  const registry = o.registry ?? new Registry();
   const registers = [registry];
   const state = new Gauge({ name: 'mcd_state', help: 'The machine-config daemon state of this node (1 for the current state).', labelNames: ['state', 'reason'], registers });
   const update = new Gauge({ name: 'mcd_update_state', help: 'The last update the daemon made: its config, and its error if it failed.', labelNames: ['config', 'err'], registers });
@@ -35,7 +40,7 @@ export function createDaemonMetrics(component: string, registry: Registry = new 
   reboots.inc(0);
   return {
     registry,
-    component: createComponentMetrics(component, registry, { collectDefaults: true }),
+    component: createComponentMetrics(component, registry, { collectDefaults: o.collectDefaults ?? false }),
     state(s, reason) {
       // One series: the previous state's would otherwise stay at 1 beside it.
       state.reset();
