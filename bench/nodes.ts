@@ -24,7 +24,6 @@
  * figures to stdout. Every process started here runs in its own process group, which is
  * killed on the way out, whatever the way out is.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -37,6 +36,7 @@ import { InformerFactory } from '../src/runtime/informer-factory.ts';
 import { resources } from '../src/runtime/resources.ts';
 import { createNodeHost } from '../src/node/node-host.ts';
 import { createSimulatedRuntime } from '../src/node/runtimes/simulated.ts';
+import { Processes } from './processes.ts';
 import { Latencies } from './stats.ts';
 
 const PODS_PER_NODE = 30;
@@ -139,55 +139,9 @@ function timeline(msOffsets: number[]): string {
   return [...bySecond].sort((a, b) => a[0] - b[0]).map(([s, n]) => `${s}s×${n}`).join(' ');
 }
 
-/** The control-plane processes, each in its own process group so that its children go with it. */
-class Processes {
-  private readonly procs: ChildProcess[] = [];
-  private stopping = false;
-  /** Set when a process exits on its own: every wait gives up at once. */
-  failure: Error | undefined;
-
-  start(name: string, args: string[]): ChildProcess {
-    const p = spawn(process.execPath, [...NODE_ARGS, ...args], {
-      detached: true,
-      stdio: ['ignore', 'ignore', 'inherit'],
-      env: { ...process.env, SHIPYARD_LOG_LEVEL: 'warn' },
-    });
-    p.once('exit', (code, signal) => {
-      if (!this.stopping) this.failure ??= new Error(`${name} exited (${signal ?? `code ${code}`})`);
-    });
-    this.procs.push(p);
-    return p;
-  }
-
-  /** SIGTERM to every group, up to `graceMs` to exit (a CPU profile is written on exit), then SIGKILL. */
-  async stop(graceMs: number): Promise<void> {
-    this.stopping = true;
-    const running = this.procs.filter((p) => p.exitCode === null && p.signalCode === null);
-    const exited = running.map((p) => new Promise<void>((resolve) => p.once('exit', () => resolve())));
-    for (const p of running) signalGroup(p, 'SIGTERM');
-    await Promise.race([Promise.all(exited), new Promise((r) => setTimeout(r, graceMs).unref())]);
-    this.killNow();
-  }
-
-  /** Synchronous last resort (process exit, second signal). */
-  killNow(): void {
-    this.stopping = true;
-    for (const p of this.procs) signalGroup(p, 'SIGKILL');
-  }
-}
-
-function signalGroup(p: ChildProcess, signal: NodeJS.Signals): void {
-  if (p.pid === undefined) return;
-  try {
-    process.kill(-p.pid, signal);
-  } catch {
-    // Already gone.
-  }
-}
-
 export async function run(): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), 'shipyard-bench-nodes-'));
-  const procs = new Processes();
+  const procs = new Processes(NODE_ARGS);
   const stop = new AbortController();
   const progress = (msg: string): void => void process.stderr.write(`[nodes ${new Date().toISOString().slice(11, 19)}] ${msg}\n`);
   const onSignal = (signal: NodeJS.Signals): void => {

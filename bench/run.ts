@@ -5,6 +5,7 @@
 const benches: Record<string, () => Promise<void>> = {
   apiserver: async () => (await import('./apiserver.ts')).run(),
   nodes: async () => (await import('./nodes.ts')).run(),
+  rollout: async () => (await import('./rollout.ts')).run(),
   footprint: async () => (await import('./footprint.ts')).run(),
 };
 
