@@ -3,15 +3,16 @@
  * controller) out to the pool's nodes through their `desiredConfig` annotation, never more than
  * `maxUnavailable` at a time (rollout.ts), and writes the pool's status (pool-status.ts). The
  * daemon on each node does the update and reports through the other annotations; this
- * controller only reads them. Nodes still to update carry `UpdateInProgress:PreferNoSchedule`,
- * so the scheduler prefers updated nodes and a pod moved off one node is not placed on the next
- * to be drained. A paused pool is not rolled out (its status still is); a pool being deleted too.
+ * controller only reads them. Nodes still to update carry `UpdateInProgress:PreferNoSchedule`
+ * (written before any node is targeted; the nodes being targeted are not tainted), so the
+ * scheduler prefers updated nodes and a pod moved off one node is not placed on the next to be
+ * drained. A paused pool is not rolled out (its status still is); a pool being deleted too.
  *
  * Keyed by pool; a node event maps to every pool (there are a handful). The cache can lag this
  * controller's own `desiredConfig` writes, so each write is remembered until the cache shows
  * it: a reconcile in between counts that node as targeted, not as a free slot.
  */
-import type { V1Node, V1Taint } from '@kubernetes/client-node';
+import type { V1Node } from '@kubernetes/client-node';
 import { isEmptySelector } from '../../../api/label-selector.ts';
 import { nodeAnnotations, type MachineConfigPool, type MachineConfigPoolStatus } from '../../../api/machineconfiguration/index.ts';
 import { formatTimestamp } from '../../../api/time.ts';
@@ -22,16 +23,11 @@ import type { DeepReadonly } from '../../../runtime/readonly.ts';
 import { resources } from '../../../runtime/resources.ts';
 import { statusTargetOf, updateStatus } from '../../../runtime/update-status.ts';
 import { nodesOfPool, primaryPoolForNode } from './node-pools.ts';
-import { desiredConfig, type Node } from './node-state.ts';
+import { desiredConfig, updateInProgressTaint, type Node } from './node-state.ts';
 import { calculatePoolStatus, poolUpdateLine } from './pool-status.ts';
-import { maxUnavailable, planRollout } from './rollout.ts';
+import { maxUnavailable, planRollout, taintChanges } from './rollout.ts';
 
 const NAME = 'node';
-
-/** The MCO's taint on nodes whose desired config is not yet their pool's target. */
-export const updateInProgressTaint: V1Taint = { key: 'UpdateInProgress', effect: 'PreferNoSchedule' };
-
-const hasUpdateTaint = (node: Node): boolean => (node.spec?.taints ?? []).some((t) => t.key === updateInProgressTaint.key && t.effect === updateInProgressTaint.effect);
 
 export function createNodeController(ctx: ControllerContext): Controller {
   const logger = ctx.logger.child({ controller: NAME });
@@ -73,10 +69,9 @@ export function createNodeController(ctx: ControllerContext): Controller {
   /** Taints the nodes still to update, then points the next ones at the target; returns the nodes it wrote, as written. */
   const rollOut = async (pool: DeepReadonly<MachineConfigPool>, target: string, members: readonly Node[]): Promise<Map<string, Node>> => {
     const key = pool.metadata?.name ?? '';
-    // Before any node is targeted, so pods drained off the first ones avoid the rest.
-    const retaint = members.filter((node) => (desiredConfig(node) !== target) !== hasUpdateTaint(node));
-    await inParallel(retaint, TAINT_WRITES, (node) => setUpdateTaint(ctx.client, node, desiredConfig(node) !== target));
     const plan = planRollout(target, members, maxUnavailable(pool, members.length));
+    // Before any node is targeted, so pods drained off the first ones avoid the rest.
+    await inParallel(taintChanges(target, members, plan.targets), TAINT_WRITES, (c) => setUpdateTaint(ctx.client, c.node, c.taint));
     const updated = new Map<string, Node>();
     for (const node of plan.targets) {
       const name = node.metadata?.name ?? '';

@@ -5,7 +5,7 @@
  * to a pool's target, or degraded. The daemon on the node writes the annotations; the node
  * controller only ever writes `desiredConfig`.
  */
-import type { V1Node } from '@kubernetes/client-node';
+import type { V1Node, V1Taint } from '@kubernetes/client-node';
 import { nodeAnnotations, type MachineConfigPool } from '../../../api/machineconfiguration/index.ts';
 import type { DeepReadonly } from '../../../runtime/readonly.ts';
 
@@ -18,6 +18,11 @@ export function annotation(node: Node, key: string): string {
 export const currentConfig = (node: Node): string => annotation(node, nodeAnnotations.currentConfig);
 export const desiredConfig = (node: Node): string => annotation(node, nodeAnnotations.desiredConfig);
 export const daemonState = (node: Node): string => annotation(node, nodeAnnotations.state);
+
+/** The MCO's taint on nodes whose desired config is not yet their pool's target. */
+export const updateInProgressTaint: V1Taint = { key: 'UpdateInProgress', effect: 'PreferNoSchedule' };
+
+export const hasUpdateTaint = (node: Node): boolean => (node.spec?.taints ?? []).some((t) => t.key === updateInProgressTaint.key && t.effect === updateInProgressTaint.effect);
 
 /**
  * Why the node may not take work, or undefined when it may: Ready not True, DiskPressure or

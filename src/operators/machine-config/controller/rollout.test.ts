@@ -2,8 +2,8 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { DeepReadonly } from '../../../runtime/readonly.ts';
 import type { V1Node } from '@kubernetes/client-node';
-import { isNodeDegraded, isNodeFailing, isNodeUnavailable, isNodeUpdated, notReadyReason } from './node-state.ts';
-import { maxUnavailable, planRollout, sortForUpdate } from './rollout.ts';
+import { updateInProgressTaint, isNodeDegraded, isNodeFailing, isNodeUnavailable, isNodeUpdated, notReadyReason } from './node-state.ts';
+import { maxUnavailable, planRollout, sortForUpdate, taintChanges } from './rollout.ts';
 import { node, targetedPool } from './testing.ts';
 
 const T = 'rendered-worker-new';
@@ -95,5 +95,28 @@ describe('planRollout', () => {
     ];
     assert.deepEqual(names(sortForUpdate(nodes)), ['a-old', 'a-new', 'c-old', 'c-new', 'none-old', 'none-a', 'none-b']);
     assert.deepEqual(names(planRollout(T, nodes, 3).targets), ['a-old', 'a-new', 'c-old']);
+  });
+});
+
+describe('taintChanges', () => {
+  const tainted = (n: V1Node): V1Node => ({ ...n, spec: { ...n.spec, taints: [{ key: 'other', effect: 'NoSchedule' }, updateInProgressTaint] } });
+  const changes = (target: string, nodes: readonly DeepReadonly<V1Node>[], targets: readonly DeepReadonly<V1Node>[]) => taintChanges(target, nodes, targets).map((c) => `${c.node.metadata?.name}:${c.taint ? 'taint' : 'untaint'}`);
+
+  it('taints every node still to update but the ones being targeted now, before any is targeted', () => {
+    const nodes = ['w1', 'w2', 'w3', 'w4', 'w5'].map((n, i) => node(n, { created: `2024-01-01T00:0${i}:00Z` }));
+    const plan = planRollout(T, nodes, 2);
+    assert.deepEqual(changes(T, nodes, plan.targets), ['w3:taint', 'w4:taint', 'w5:taint']);
+  });
+
+  it('untaints nodes at the target, leaves tainted nodes still to update, and leaves a tainted node being targeted for the next pass', () => {
+    const nodes = [
+      tainted(node('at-target', { desired: T, state: 'Working' })),
+      tainted(node('updated', { current: T })),
+      tainted(node('waiting')),
+      tainted(node('next')),
+      node('untainted-at-target', { current: T }),
+    ];
+    assert.deepEqual(changes(T, nodes, [nodes[3]!]), ['at-target:untaint', 'updated:untaint']);
+    assert.deepEqual(changes(T, nodes, []), ['at-target:untaint', 'updated:untaint']);
   });
 });
