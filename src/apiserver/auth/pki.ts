@@ -5,19 +5,12 @@
  * The CA lives as long as the data directory; the serving certificate is re-issued from it
  * whenever it no longer fits, so clients that trust the CA never notice.
  */
-import 'reflect-metadata';
-import { webcrypto, X509Certificate as NodeX509 } from 'node:crypto';
+import { X509Certificate as NodeX509 } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import * as x509 from '@peculiar/x509';
+import { issueCertificate, type CertificateAndKey } from '../../api/x509.ts';
 import { KUBERNETES_SERVICE_IP } from '../controllers/kubernetes-service.ts';
 
-type CryptoKey = webcrypto.CryptoKey;
-type CryptoKeyPair = webcrypto.CryptoKeyPair;
-// The library's typings name the DOM's Crypto; Node's webcrypto is the same API.
-x509.cryptoProvider.set(webcrypto as never);
-
-const algorithm = { name: 'ECDSA', namedCurve: 'P-256', hash: 'SHA-256' } as const;
 const tenYears = 10 * 365 * 24 * 3600 * 1000;
 /** A serving certificate this close to its end is replaced while the server can still start. */
 const renewBeforeMs = 30 * 24 * 3600 * 1000;
@@ -42,68 +35,25 @@ export interface PkiOptions {
   readonly ipAddresses?: readonly string[];
 }
 
-function toPem(der: ArrayBuffer, label: string): string {
-  const b64 = Buffer.from(der).toString('base64').replace(/.{64}/g, '$&\n');
-  return `-----BEGIN ${label}-----\n${b64}${b64.endsWith('\n') ? '' : '\n'}-----END ${label}-----\n`;
-}
-
-function fromPem(pem: string): ArrayBuffer {
-  const b64 = pem.replace(/-----[^-]+-----/g, '').replace(/\s+/g, '');
-  const buf = Buffer.from(b64, 'base64');
-  return buf.buffer.slice(buf.byteOffset, buf.byteOffset + buf.byteLength);
-}
-
-async function exportKey(key: CryptoKey): Promise<string> {
-  return toPem(await webcrypto.subtle.exportKey('pkcs8', key), 'PRIVATE KEY');
-}
-
-async function importKey(pem: string): Promise<CryptoKey> {
-  return (await webcrypto.subtle.importKey('pkcs8', fromPem(pem), algorithm, true, ['sign'])) as CryptoKey;
-}
-
 function writeSecret(path: string, content: string): void {
   writeFileSync(path, content, { mode: 0o600 });
 }
 
-async function createCa(dir: string): Promise<{ cert: x509.X509Certificate; key: CryptoKey }> {
-  const keys = (await webcrypto.subtle.generateKey(algorithm, true, ['sign', 'verify'])) as CryptoKeyPair;
-  const cert = await x509.X509CertificateGenerator.createSelfSigned({
-    name: 'CN=shipyard-ca',
-    keys: keys as never,
-    signingAlgorithm: algorithm,
-    notBefore: new Date(Date.now() - 3600_000),
-    notAfter: new Date(Date.now() + tenYears),
-    extensions: [
-      new x509.BasicConstraintsExtension(true, undefined, true),
-      new x509.KeyUsagesExtension(x509.KeyUsageFlags.keyCertSign | x509.KeyUsageFlags.cRLSign | x509.KeyUsageFlags.digitalSignature, true),
-      await x509.SubjectKeyIdentifierExtension.create(keys.publicKey as never),
-    ],
-  });
-  writeFileSync(join(dir, 'ca.crt'), cert.toString('pem') + '\n');
-  writeSecret(join(dir, 'ca.key'), await exportKey(keys.privateKey));
-  return { cert, key: keys.privateKey };
+function validity(): { notBefore: Date; notAfter: Date } {
+  return { notBefore: new Date(Date.now() - 3600_000), notAfter: new Date(Date.now() + tenYears) };
 }
 
-async function createServing(dir: string, ca: { cert: x509.X509Certificate; key: CryptoKey }, names: { dns: string[]; ips: string[] }): Promise<void> {
-  const keys = (await webcrypto.subtle.generateKey(algorithm, true, ['sign', 'verify'])) as CryptoKeyPair;
-  const cert = await x509.X509CertificateGenerator.create({
-    subject: 'CN=shipyard-apiserver',
-    issuer: ca.cert.subject,
-    publicKey: keys.publicKey as never,
-    signingKey: ca.key as never,
-    signingAlgorithm: algorithm,
-    notBefore: new Date(Date.now() - 3600_000),
-    notAfter: new Date(Date.now() + tenYears),
-    extensions: [
-      new x509.BasicConstraintsExtension(false, undefined, true),
-      new x509.KeyUsagesExtension(x509.KeyUsageFlags.digitalSignature | x509.KeyUsageFlags.keyEncipherment, true),
-      new x509.ExtendedKeyUsageExtension([x509.ExtendedKeyUsage.serverAuth]),
-      new x509.SubjectAlternativeNameExtension([...names.dns.map((value) => ({ type: 'dns' as const, value })), ...names.ips.map((value) => ({ type: 'ip' as const, value }))]),
-      await x509.AuthorityKeyIdentifierExtension.create(ca.cert),
-    ],
-  });
-  writeFileSync(join(dir, 'apiserver.crt'), cert.toString('pem') + '\n');
-  writeSecret(join(dir, 'apiserver.key'), await exportKey(keys.privateKey));
+async function createCa(dir: string): Promise<CertificateAndKey> {
+  const ca = await issueCertificate({ subject: 'CN=shipyard-ca', ca: {}, ...validity() });
+  writeFileSync(join(dir, 'ca.crt'), ca.certPem);
+  writeSecret(join(dir, 'ca.key'), ca.keyPem);
+  return ca;
+}
+
+async function createServing(dir: string, ca: CertificateAndKey, names: { dns: string[]; ips: string[] }): Promise<void> {
+  const cert = await issueCertificate({ subject: 'CN=shipyard-apiserver', issuer: ca, extendedKeyUsages: ['serverAuth'], dnsNames: names.dns, ipAddresses: names.ips, ...validity() });
+  writeFileSync(join(dir, 'apiserver.crt'), cert.certPem);
+  writeSecret(join(dir, 'apiserver.key'), cert.keyPem);
 }
 
 /** Why the existing serving certificate must be replaced, or undefined if it still fits. */
@@ -132,9 +82,7 @@ export async function ensureServingPki(dir: string, options: PkiOptions = {}): P
   };
   const caCrt = join(dir, 'ca.crt');
   const caKey = join(dir, 'ca.key');
-  const ca = existsSync(caCrt) && existsSync(caKey)
-    ? { cert: new x509.X509Certificate(readFileSync(caCrt, 'utf8')), key: await importKey(readFileSync(caKey, 'utf8')) }
-    : await createCa(dir);
+  const ca = existsSync(caCrt) && existsSync(caKey) ? { certPem: readFileSync(caCrt, 'utf8'), keyPem: readFileSync(caKey, 'utf8') } : await createCa(dir);
   const crt = join(dir, 'apiserver.crt');
   const key = join(dir, 'apiserver.key');
   let reissued: string | undefined;
