@@ -213,7 +213,11 @@ class Elector {
     let failures = 0;
     while (!signal.aborted) {
       const started = this.clock.now();
-      const r = await this.attempt(this.t.renewDeadlineMs, signal);
+      // A stop while this write is in flight must not leave the outcome unknown: the server may
+      // still apply it, and a Lease won that way but never released would keep every successor
+      // waiting a whole lease duration. So the attempt is given a moment to finish; if it won,
+      // run() releases the Lease.
+      const r = await this.attempt(this.t.renewDeadlineMs, signal, RELEASE_TIMEOUT_MS);
       this.reportLeader();
       if (r === 'ok') {
         this.log.info(this.lockFields, 'acquired leader lease');
@@ -299,18 +303,26 @@ class Elector {
   }
 
   /** One tryAcquireOrRenew, abandoned after `timeoutMs` or when `parent` aborts. */
-  private async attempt(timeoutMs: number, parent: AbortSignal): Promise<Attempt> {
+  /**
+   * One read-and-write of the Lease, given up after `timeoutMs`, or when `parent` aborts — at
+   * once, or with `settleOnAbortMs`, that long later so an in-flight write can report its outcome.
+   */
+  private async attempt(timeoutMs: number, parent: AbortSignal, settleOnAbortMs?: number): Promise<Attempt> {
     const ac = new AbortController();
     const abort = () => ac.abort();
     const cancel = this.clock.setTimeout(abort, timeoutMs);
-    parent.addEventListener('abort', abort, { once: true });
+    let cancelSettle: (() => void) | undefined;
+    const onParentAbort = settleOnAbortMs === undefined ? abort : () => (cancelSettle = this.clock.setTimeout(abort, settleOnAbortMs));
+    if (parent.aborted) onParentAbort();
+    else parent.addEventListener('abort', onParentAbort, { once: true });
     // The race makes the deadline hold even if a request ignores its abort signal.
     const gaveUp = new Promise<Attempt>((resolve) => ac.signal.addEventListener('abort', () => resolve('error'), { once: true }));
     try {
       return await Promise.race([this.tryAcquireOrRenew(ac.signal), gaveUp]);
     } finally {
       cancel();
-      parent.removeEventListener('abort', abort);
+      cancelSettle?.();
+      parent.removeEventListener('abort', onParentAbort);
       ac.abort();
     }
   }
