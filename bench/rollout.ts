@@ -71,6 +71,7 @@ type Node = DeepReadonly<V1Node>;
 interface NodeTimes {
   desired?: number;
   working?: number;
+  cordoned?: number;
   down?: number;
   up?: number;
   done?: number;
@@ -288,6 +289,7 @@ export async function run(): Promise<void> {
       if (desired === initial) return;
       t.desired ??= now;
       if (annotation(n, nodeAnnotations.state) === 'Working') t.working ??= now;
+      if (n.spec?.unschedulable) t.cordoned ??= now;
       if (!isReady(n)) t.down ??= now;
       else if (t.down !== undefined && n.status?.nodeInfo?.bootID !== bootID0.get(n.metadata!.name!)) t.up ??= now;
       if (isDoneAt(n, desired)) t.done ??= now;
@@ -363,7 +365,8 @@ export async function run(): Promise<void> {
       `  of which: the pool's new target seen ${seconds((targetSeenAt ?? NaN) - t0)} s after the create (render); UpdateInProgress taints on ${tainted.size} nodes seen from ${seconds((firstTaintAt ?? NaN) - t0)} to ${seconds((lastTaintAt ?? NaN) - t0)} s`,
       `per-node update (desiredConfig to Done at the new config): median ${seconds(perNode)} s, min ${seconds(Math.min(...nodeMs))} s, max ${seconds(max(nodeMs))} s`,
       `  desiredConfig to Working (the daemon starts): ${phase('desired', 'working')}`,
-      `  Working to NotReady (cordon, drain, write the file, reboot request, the kubelet's 1 s look): ${phase('working', 'down')}`,
+      `  Working to cordoned: ${phase('working', 'cordoned')}`,
+      `  cordoned to NotReady (drain, write the file, reboot request, the kubelet's look for it each second): ${phase('cordoned', 'down')}`,
       `  NotReady to Ready with a new bootID (the simulated reboot, 3 s boot delay): ${phase('down', 'up')}`,
       `  Ready to Done (validate, uncordon, Done): ${phase('up', 'done')}`,
       `slot handoff (a node Done to the next node's desiredConfig): median ${seconds(median(handoffs))} s, max ${seconds(max(handoffs))} s`,
