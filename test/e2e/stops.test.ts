@@ -38,7 +38,7 @@ describe('shipyard up stops everything it started (e2e)', { timeout: 600_000 }, 
     const c = clusters.find((x) => x.dataDir === dataDir);
     await pollUntil('the kube-apiserver pod running as a process', async () => processesUsing(dataDir).some((p) => p.cmd.includes('kube-apiserver')) || undefined, { timeoutMs: 120_000, intervalMs: 100 }).catch((err: Error) => {
       // What `shipyard up` said (a refused address, a failed boot) is the diagnosis.
-      throw new Error(`${err.message}\nshipyard up output:\n${c?.up.output() ?? '(none)'}`);
+      throw new Error(`${err.message}\nshipyard up output:\n${c?.up?.output() ?? '(none)'}`);
     });
   }
 
