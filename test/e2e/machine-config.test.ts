@@ -161,9 +161,9 @@ describe('machine-config operator acceptance (e2e)', { timeout: 900_000, concurr
       assert.equal(cond(pool, 'Degraded')?.status, 'True');
       const explained = await runShipyard(['explain', 'mcp/worker', '--data-dir', dc.dataDir]);
       assert.equal(explained.code, 0, explained.stderr);
-      assert.ok(explained.stdout.includes(routerPod), explained.stdout);
-      assert.match(explained.stdout, /router-default/, explained.stdout);
-      assert.match(explained.stdout, /PodDisruptionBudget/i, explained.stdout);
+      assert.match(explained.stdout, /^MachineConfigPool worker: Updating, Degraded; 1 node\(s\)$/m, explained.stdout);
+      assert.match(explained.stdout, new RegExp(`blocked by: pod (openshift-ingress/)?${routerPod} cannot be evicted: it would violate PodDisruptionBudget openshift-ingress/router-default`), explained.stdout);
+      assert.match(explained.stdout, /cannot be scheduled elsewhere: 0\/4 nodes are available/, explained.stdout);
       const logs = await ok(['logs', '-n', MCO_NS, '-c', 'machine-config-daemon', await daemonPod(dc, 'worker-0')]);
       assert.match(logs, /Checking Reconcilable for config rendered-worker-[0-9a-f]{32} to rendered-worker-[0-9a-f]{32}/, logs);
       assert.match(logs, /Update prepared; beginning drain/, logs);
@@ -222,7 +222,7 @@ describe('machine-config operator acceptance (e2e)', { timeout: 900_000, concurr
       }
     });
 
-    it('two configs writing one path: paused, the rendered name follows content (stable for equal content); resumed, the later by name wins on every worker, never more than 2 unavailable, each rebooted, daemon pods killed mid-update', async () => {
+    it('two configs writing one path: paused, the rendered name follows content (stable for equal content); resumed, the later by name wins on every worker, never more than 2 unavailable, each rebooted, daemon pods killed mid-update', async (t) => {
       const path = '/etc/e2e/shared.conf';
       await dc.ok(['patch', 'mcp', 'worker', '--type=merge', '-p', '{"spec":{"paused":true}}']);
       const r0 = (await dc.json(['mcp', 'worker'])).spec.configuration.name as string;
@@ -249,6 +249,7 @@ describe('machine-config operator acceptance (e2e)', { timeout: 900_000, concurr
       let maxUnavailable = 0;
       let samples = 0;
       const killed = new Set<string>();
+      const killedNodes = new Set<string>();
       let sampling = true;
       const sampler = (async () => {
         while (sampling) {
@@ -257,12 +258,17 @@ describe('machine-config operator acceptance (e2e)', { timeout: 900_000, concurr
             samples++;
             const unavailable = nodes.filter((n) => !ready(n) || n.spec.unschedulable || ann(n, 'currentConfig') !== ann(n, 'desiredConfig') || ann(n, 'state') !== 'Done');
             maxUnavailable = Math.max(maxUnavailable, unavailable.length);
-            // A daemon killed mid-update, at a few different moments of different nodes' updates.
-            const updating = unavailable.find((n) => ann(n, 'desiredConfig') === rb && ann(n, 'currentConfig') !== rb && !killed.has(n.metadata.name));
-            if (updating && killed.size < 3) {
-              killed.add(updating.metadata.name);
-              const pod = await daemonPod(dc, updating.metadata.name).catch(() => undefined);
-              if (pod) await dc.kubectl(['delete', 'pod', pod, '-n', MCO_NS, '--grace-period=0', '--force']);
+            // A daemon killed mid-update at different steps (just targeted, cordoned, rebooting), each step once, each node once.
+            for (const n of unavailable) {
+              if (ann(n, 'desiredConfig') !== rb || ann(n, 'currentConfig') === rb || killedNodes.has(n.metadata.name)) continue;
+              const step = !ready(n) ? 'rebooting' : n.spec.unschedulable ? 'cordoned' : 'targeted';
+              if (killed.has(step)) continue;
+              const pod = await daemonPod(dc, n.metadata.name).catch(() => undefined);
+              if (!pod) continue;
+              killed.add(step);
+              killedNodes.add(n.metadata.name);
+              await dc.kubectl(['delete', 'pod', pod, '-n', MCO_NS, '--grace-period=0', '--force']);
+              break;
             }
           }
           await new Promise((r) => setTimeout(r, 300));
@@ -277,6 +283,7 @@ describe('machine-config operator acceptance (e2e)', { timeout: 900_000, concurr
       assert.ok(samples > 5, `sampled ${samples} times`);
       assert.ok(maxUnavailable <= 2, `at most 2 workers unavailable at once, saw ${maxUnavailable}`);
       assert.ok(killed.size > 0, 'a daemon pod was killed mid-update');
+      t.diagnostic(`daemon pods killed at: ${[...killed].join(', ')}`);
       const after = await workers(dc);
       for (const [i, n] of after.entries()) {
         assert.equal(ann(n, 'state'), 'Done', n.metadata.name);
