@@ -116,7 +116,10 @@ export function strictKubectl(kubectl: ReturnType<typeof kubectlWith>) {
 export async function stopUp(up: UpProcess | undefined, dataDir: string): Promise<void> {
   if (up && up.child.exitCode === null) {
     up.child.kill('SIGINT');
-    await Promise.race([up.exited(), new Promise((r) => setTimeout(r, 30_000))]);
+    // The timer is cleared once `up` exits, so a stopped datacenter leaves nothing open in the test process.
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([up.exited(), new Promise((r) => (timer = setTimeout(r, 30_000)))]);
+    clearTimeout(timer);
     up.child.kill('SIGKILL');
   }
   const left = await pollUntil('no process of the datacenter left', async () => processesUsing(dataDir).length === 0 || undefined, { timeoutMs: 15_000 }).catch(() => undefined);
