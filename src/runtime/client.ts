@@ -12,7 +12,7 @@ import { Agent, request as httpsRequest } from 'node:https';
 import { request as httpRequest, Agent as HttpAgent } from 'node:http';
 import type { KubernetesObject, KubernetesListObject } from '@kubernetes/client-node';
 import { clusterEndpoint, type KubeAccess } from './kubeconfig.ts';
-import { ApiError, isNotFound, type Status } from '../api/status.ts';
+import { ApiError, isAlreadyExists, isNotFound, type Status } from '../api/status.ts';
 import { collectionPath, objectPath, type ResourceRef } from './resources.ts';
 
 // The error is defined once, in api/ (the apiserver raises the same class); the client's users import it from here.
@@ -227,6 +227,16 @@ export class ApiClient {
   }
 
   /** Deletes, treating "already gone" as success: most reconcilers want exactly that. */
+  /** Creates `obj` unless an object of that name exists; resolves with the created object, or undefined if it existed. */
+  async createIfMissing<T extends KubernetesObject>(ref: ResourceRef, obj: T): Promise<T | undefined> {
+    try {
+      return await this.create(ref, obj);
+    } catch (err) {
+      if (isAlreadyExists(err)) return undefined;
+      throw err;
+    }
+  }
+
   async deleteIfExists(ref: ResourceRef, namespace: string | undefined, name: string, opts: DeleteOptions = {}): Promise<boolean> {
     try {
       await this.delete(ref, namespace, name, opts);

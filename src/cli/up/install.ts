@@ -23,7 +23,7 @@ import { configCRDs } from '../../api/config/index.ts';
 import type { CustomResourceDefinitionManifest } from '../../api/crd/define.ts';
 import { machineConfigurationCRDs } from '../../api/machineconfiguration/index.ts';
 import type { ImageStore } from '../../node/images.ts';
-import { isAlreadyExists, type ApiClient } from '../../runtime/client.ts';
+import type { ApiClient } from '../../runtime/client.ts';
 import { discoverResources } from '../../runtime/discovery.ts';
 import { resources, type ResourceRef } from '../../runtime/resources.ts';
 import { buildPayload } from '../../release/build.ts';
@@ -121,15 +121,6 @@ export interface InstallConfig {
   readonly machineConfig?: { readonly boot: MachineConfigBootstrap; readonly pkiDir: string };
 }
 
-async function createIfMissing(client: ApiClient, ref: ResourceRef, obj: KubernetesObject): Promise<KubernetesObject | undefined> {
-  try {
-    return await client.create(ref, obj);
-  } catch (err) {
-    if (isAlreadyExists(err)) return undefined;
-    throw err;
-  }
-}
-
 async function waitFor(what: string, check: () => Promise<boolean>, signal: AbortSignal, timeoutMs = 60_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (!signal.aborted) {
@@ -150,7 +141,7 @@ export async function bootstrapClusterVersion(client: ApiClient, payload: Loaded
   const render = (m: LoadedPayload['manifests'][number]): KubernetesObject => renderManifestObject(m.object, { ReleaseImage: payload.release.image }) as KubernetesObject;
   // The payload's CRDs first (bootkube applies the installer's copies of them).
   const crds = payload.manifests.filter((m) => m.kind === 'CustomResourceDefinition');
-  for (const m of crds) await createIfMissing(client, crdRef, render(m));
+  for (const m of crds) await client.createIfMissing(crdRef, render(m));
   await waitFor('the payload CRDs to be Established', async () => {
     for (const m of crds) {
       const crd = await client.get<KubernetesObject & { status?: { conditions?: { type: string; status: string }[] } }>(crdRef, undefined, m.name);
@@ -165,7 +156,7 @@ export async function bootstrapClusterVersion(client: ApiClient, payload: Loaded
     // Network has no status subresource (as in OpenShift): its status is written with the object.
     const statusSubresource = kind !== 'Network';
     const body = { apiVersion: 'config.openshift.io/v1', kind, metadata: { name: 'cluster' }, spec, ...(statusSubresource ? {} : { status }) } as KubernetesObject;
-    const created = await createIfMissing(client, ref, body);
+    const created = await client.createIfMissing(ref, body);
     if (created && statusSubresource && Object.keys(status).length) await client.updateStatus(ref, { ...created, status } as KubernetesObject);
   };
   const infraName = `shipyard-${randomUUID().slice(0, 5)}`;
@@ -194,9 +185,9 @@ export async function bootstrapClusterVersion(client: ApiClient, payload: Loaded
   for (const m of payload.manifests.filter((x) => x.component === 'cluster-version-operator' && x.kind !== 'CustomResourceDefinition')) {
     const ref = (await discoverResources(client)).byKind(m.apiVersion, m.kind);
     if (!ref) throw new Error(`bootstrap: ${m.file}: kind ${m.apiVersion} ${m.kind} is not served`);
-    await createIfMissing(client, ref, render(m));
+    await client.createIfMissing(ref, render(m));
   }
-  await createIfMissing(client, cvRef, {
+  await client.createIfMissing(cvRef, {
     apiVersion: 'config.openshift.io/v1',
     kind: 'ClusterVersion',
     metadata: { name: 'version' },

@@ -28,7 +28,7 @@ import { issueSigner, signerSecret } from '../../operators/machine-config/operat
 import { renderBootstrap } from '../../operators/machine-config/render/render.ts';
 import { renderTemplates } from '../../operators/machine-config/render/templates.ts';
 import { initialNodeAnnotations } from '../../operators/machine-config/server/served-config.ts';
-import { isAlreadyExists, isNotFound, type ApiClient } from '../../runtime/client.ts';
+import { isNotFound, type ApiClient } from '../../runtime/client.ts';
 import { resources, type ResourceRef } from '../../runtime/resources.ts';
 import type { LoadedPayload } from '../../release/payload.ts';
 
@@ -81,15 +81,6 @@ export function nodeIgnition(boot: MachineConfigBootstrap, pool: string, extraFi
   return JSON.stringify(config);
 }
 
-async function createIfMissing(client: ApiClient, ref: ResourceRef, obj: KubernetesObject): Promise<KubernetesObject | undefined> {
-  try {
-    return await client.create(ref, obj);
-  } catch (err) {
-    if (isAlreadyExists(err)) return undefined;
-    throw err;
-  }
-}
-
 async function exists(client: ApiClient, ref: ResourceRef, namespace: string | undefined, name: string): Promise<boolean> {
   try {
     await client.get(ref, namespace, name);
@@ -104,16 +95,16 @@ async function exists(client: ApiClient, ref: ResourceRef, namespace: string | u
 export async function createMachineConfigObjects(client: ApiClient, o: { boot: MachineConfigBootstrap; payload: LoadedPayload; pkiDir: string }): Promise<void> {
   const namespace = o.payload.manifests.find((m) => m.kind === 'Namespace' && m.name === MCO_NAMESPACE);
   if (!namespace) throw new Error(`the release ${o.payload.release.version} has no Namespace ${MCO_NAMESPACE}`);
-  await createIfMissing(client, resources.namespaces, structuredClone(namespace.object) as KubernetesObject);
+  await client.createIfMissing(resources.namespaces, structuredClone(namespace.object) as KubernetesObject);
   const root = { certPem: readFileSync(join(o.pkiDir, 'ca.crt'), 'utf8'), keyPem: readFileSync(join(o.pkiDir, 'ca.key'), 'utf8') };
-  await createIfMissing(client, resources.configMaps, { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: ROOT_CA_CONFIGMAP.name, namespace: ROOT_CA_CONFIGMAP.namespace }, data: { [ROOT_CA_CONFIGMAP.key]: root.certPem } } as KubernetesObject);
+  await client.createIfMissing(resources.configMaps, { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: ROOT_CA_CONFIGMAP.name, namespace: ROOT_CA_CONFIGMAP.namespace }, data: { [ROOT_CA_CONFIGMAP.key]: root.certPem } } as KubernetesObject);
   if (!(await exists(client, resources.secrets, MCO_NAMESPACE, secretNames.signer))) {
-    await createIfMissing(client, resources.secrets, signerSecret(await issueSigner(root, Date.now())) as KubernetesObject);
+    await client.createIfMissing(resources.secrets, signerSecret(await issueSigner(root, Date.now())) as KubernetesObject);
   }
-  for (const mc of [...o.boot.templates, ...o.boot.renderedConfigs]) await createIfMissing(client, resources.machineConfigs, structuredClone(mc));
+  for (const mc of [...o.boot.templates, ...o.boot.renderedConfigs]) await client.createIfMissing(resources.machineConfigs, structuredClone(mc));
   for (const pool of o.boot.pools) {
     const { status, ...body } = structuredClone(pool);
-    const created = (await createIfMissing(client, resources.machineConfigPools, body as KubernetesObject)) as MachineConfigPool | undefined;
+    const created = (await client.createIfMissing(resources.machineConfigPools, body as KubernetesObject)) as MachineConfigPool | undefined;
     // The pool starts where its nodes boot: its last completed configuration is the rendered one.
     if (created) await client.updateStatus(resources.machineConfigPools, { ...created, status } as MachineConfigPool);
   }
