@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { KubeConfig } from '@kubernetes/client-node';
+import { KubeConfig, type V1Lease } from '@kubernetes/client-node';
+import { ApiError } from '../api/status.ts';
 import { FakeClock } from './clock.ts';
 import { errorBackoff, jittered, LEADER_ELECTION_DEFAULTS, LeaseObservation, leaseDurationSeconds, resolveTimings, runLeaderElection } from './leader-election.ts';
 
@@ -90,5 +91,43 @@ describe('runLeaderElection options', () => {
     assert.throws(() => runLeaderElection({ ...base, identity: '' }), /identity must be a non-empty string/);
     assert.throws(() => runLeaderElection({ ...base, name: '' }), /name must be a non-empty string/);
     assert.throws(() => runLeaderElection({ ...base, leaseDurationMs: 1000, renewDeadlineMs: 2000 }), /must be greater than renewDeadlineMs/);
+  });
+});
+
+describe('a stop while the acquiring write is in flight', () => {
+  it('waits for the write and hands back a Lease it turns out to have won, so a successor need not wait it out', async () => {
+    let stored: V1Lease | undefined;
+    let finishCreate: (() => void) | undefined;
+    const writes: V1Lease[] = [];
+    const leases = {
+      async readNamespacedLease(): Promise<V1Lease> {
+        if (!stored) throw new ApiError(404, 'NotFound', 'leases.coordination.k8s.io "lock" not found', {});
+        return structuredClone(stored);
+      },
+      // The create reaches the server, which applies it; its answer comes only when the test says.
+      createNamespacedLease(p: { body: V1Lease }): Promise<V1Lease> {
+        return new Promise((resolve) => {
+          finishCreate = () => {
+            stored = { ...structuredClone(p.body), metadata: { ...p.body.metadata, resourceVersion: '1' } };
+            resolve(structuredClone(stored));
+          };
+        });
+      },
+      async replaceNamespacedLease(p: { body: V1Lease }): Promise<V1Lease> {
+        writes.push(structuredClone(p.body));
+        stored = structuredClone(p.body);
+        return structuredClone(stored);
+      },
+    };
+    const stop = new AbortController();
+    let led = false;
+    const done = runLeaderElection({ kubeConfig: new KubeConfig(), namespace: 'kube-system', name: 'lock', identity: 'me', signal: stop.signal, clock: new FakeClock(1_000_000), leases: leases as never, onStartedLeading: () => void (led = true) });
+    while (!finishCreate) await new Promise((r) => setImmediate(r));
+    stop.abort();
+    finishCreate();
+    await done;
+    assert.equal(led, false, 'a stopped candidate starts no work');
+    assert.equal(writes.length, 1, 'the won Lease is released');
+    assert.equal(stored?.spec?.holderIdentity, undefined, 'nobody holds it now');
   });
 });

@@ -59,6 +59,8 @@ export interface LeaderElectionOptions {
   onNewLeader?: (identity: string) => void;
   logger?: LeaderElectionLogger;
   clock?: Clock;
+  /** Where the Lease is read and written; a LeaseClient over `kubeConfig` unless a test gives its own. */
+  leases?: Pick<LeaseClient, 'readNamespacedLease' | 'createNamespacedLease' | 'replaceNamespacedLease'>;
 }
 
 /**
@@ -168,7 +170,7 @@ function withSignal(signal: AbortSignal): CallOptions {
 const silent: LeaderElectionLogger = { info() {}, warn() {} };
 
 class Elector {
-  private readonly api: LeaseClient;
+  private readonly api: NonNullable<LeaderElectionOptions['leases']>;
   private readonly clock: Clock;
   private readonly log: LeaderElectionLogger;
   private readonly t: LeaderElectionTimings;
@@ -180,7 +182,7 @@ class Elector {
       if (typeof opts[k] !== 'string' || opts[k] === '') throw new TypeError(`leader election: ${k} must be a non-empty string`);
     }
     this.t = resolveTimings(opts);
-    this.api = new LeaseClient(opts.kubeConfig);
+    this.api = opts.leases ?? new LeaseClient(opts.kubeConfig);
     this.clock = opts.clock ?? realClock;
     this.log = opts.logger ?? silent;
   }
