@@ -144,15 +144,7 @@ export async function run(): Promise<void> {
   const procs = new Processes(NODE_ARGS);
   const stop = new AbortController();
   const progress = (msg: string): void => void process.stderr.write(`[nodes ${new Date().toISOString().slice(11, 19)}] ${msg}\n`);
-  const onSignal = (signal: NodeJS.Signals): void => {
-    procs.killNow();
-    rmSync(dir, { recursive: true, force: true });
-    process.exit(signal === 'SIGINT' ? 130 : 143);
-  };
-  process.once('SIGINT', onSignal);
-  process.once('SIGTERM', onSignal);
-  const onExit = (): void => procs.killNow();
-  process.once('exit', onExit);
+  const releaseExitHandlers = procs.cleanUpOnExit(dir);
 
   async function until(what: string, cond: () => boolean | Promise<boolean>, timeoutMs: number): Promise<number> {
     const t0 = Date.now();
@@ -342,9 +334,7 @@ export async function run(): Promise<void> {
     client?.close();
     heartbeatClient?.close();
     rmSync(dir, { recursive: true, force: true });
-    process.off('SIGINT', onSignal);
-    process.off('SIGTERM', onSignal);
-    process.off('exit', onExit);
+    releaseExitHandlers();
   }
   const held = results.filter((r) => r.holds).at(-1);
   const at1000 = results.find((r) => r.nodes === 1000);

@@ -3,6 +3,7 @@
  * that its children go with it, all killed on the way out whatever the way out is.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
+import { rmSync } from 'node:fs';
 
 export class Processes {
   private readonly procs: ChildProcess[] = [];
@@ -34,6 +35,27 @@ export class Processes {
     for (const p of running) signalGroup(p, 'SIGTERM');
     await Promise.race([Promise.all(exited), new Promise((r) => setTimeout(r, graceMs).unref())]);
     this.killNow();
+  }
+
+  /**
+   * Kills every process and removes `dir` if the benchmark is interrupted (SIGINT, SIGTERM) or
+   * exits before its own cleanup; the returned function takes these handlers off again.
+   */
+  cleanUpOnExit(dir: string): () => void {
+    const onSignal = (signal: NodeJS.Signals): void => {
+      this.killNow();
+      rmSync(dir, { recursive: true, force: true });
+      process.exit(signal === 'SIGINT' ? 130 : 143);
+    };
+    const onExit = (): void => this.killNow();
+    process.once('SIGINT', onSignal);
+    process.once('SIGTERM', onSignal);
+    process.once('exit', onExit);
+    return () => {
+      process.off('SIGINT', onSignal);
+      process.off('SIGTERM', onSignal);
+      process.off('exit', onExit);
+    };
   }
 
   /** Synchronous last resort (process exit, second signal). */

@@ -136,15 +136,7 @@ export async function run(): Promise<void> {
   const stop = new AbortController();
   const daemonsStop = new AbortController();
   const progress = (msg: string): void => void process.stderr.write(`[rollout ${new Date().toISOString().slice(11, 19)}] ${msg}\n`);
-  const onSignal = (signal: NodeJS.Signals): void => {
-    procs.killNow();
-    rmSync(dir, { recursive: true, force: true });
-    process.exit(signal === 'SIGINT' ? 130 : 143);
-  };
-  process.once('SIGINT', onSignal);
-  process.once('SIGTERM', onSignal);
-  const onExit = (): void => procs.killNow();
-  process.once('exit', onExit);
+  const releaseExitHandlers = procs.cleanUpOnExit(dir);
 
   async function until(what: string, cond: () => boolean | Promise<boolean>, timeoutMs: number, everyMs = 200): Promise<void> {
     const t0 = Date.now();
@@ -386,9 +378,7 @@ export async function run(): Promise<void> {
     client?.close();
     heartbeatClient?.close();
     rmSync(dir, { recursive: true, force: true });
-    process.off('SIGINT', onSignal);
-    process.off('SIGTERM', onSignal);
-    process.off('exit', onExit);
+    releaseExitHandlers();
   }
   for (const line of result ?? []) console.log(line);
 }
