@@ -123,7 +123,10 @@ describe('cluster-version-operator (e2e)', { timeout: 900_000 }, () => {
     await scaleDown('right after a resume');
 
     await ok(['scale', ...CVO, '--replicas=1']);
-    await waitFor('the CVO leading again', async () => /became leader/.test(await cvoLogs()), 120_000);
+    // A predecessor that did not finish its graceful stop before its grace period ended (a busy
+    // machine) was killed without releasing its Lease; as in kube, the new CVO then waits it out
+    // (137 s, then a retry period).
+    await waitFor('the CVO leading again', async () => /became leader/.test(await cvoLogs()), 240_000);
   });
 
   it('an unmanaged override: edits to that Deployment stick, the rest is still reconciled, Upgradeable=False', async () => {
