@@ -22,8 +22,10 @@ const allowed: Record<string, readonly string[]> = {
   node: ['runtime', 'api'],
   // The CVO reads payloads; release/ is the payload format, not an operator. The machine-config
   // daemon writes node roots with the same code as first boot (noderoot/).
-  operators: ['runtime', 'api', 'release', 'noderoot'],
-  cloud: ['api', 'noderoot'],
+  // The Machine API provider drives the cloud through its client (cloudclient/), never cloud/.
+  operators: ['runtime', 'api', 'release', 'noderoot', 'cloudclient'],
+  cloud: ['api', 'noderoot', 'cloudclient'],
+  cloudclient: ['api'],
   noderoot: ['api'],
   release: ['api'],
   cli: ['*'],

@@ -4,21 +4,11 @@
  * unchanged. A node's capacity comes from its type; its providerID names the zone and instance,
  * `shipyard://local/<zone>/<id>`, the shape the Machine API and the node link controller match on.
  */
+import type { InstanceType } from '../cloudclient/types.ts';
 
 export const region = 'local';
 export const zones = ['local-a', 'local-b', 'local-c'] as const;
 export type Zone = (typeof zones)[number];
-
-export interface InstanceType {
-  readonly name: string;
-  readonly cpu: number;
-  /** Kubernetes quantity, as a Node's capacity shows it. */
-  readonly memory: string;
-  readonly memoryMiB: number;
-  readonly maxPods: number;
-  /** For an alias: the Shipyard type it stands for. */
-  readonly aliasOf?: string;
-}
 
 const base: InstanceType[] = [
   { name: 's.small', cpu: 1, memory: '2Gi', memoryMiB: 2048, maxPods: 110 },

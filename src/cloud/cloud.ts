@@ -37,7 +37,7 @@
  * forgotten, as EC2 forgets them.
  *
  * The HTTP API over this engine is `server.ts` (token-protected, loopback only), its client
- * `client.ts`; `load-balancer.ts` is the TCP load balancer in front of the API servers.
+ * `cloudclient/client.ts`; `load-balancer.ts` is the TCP load balancer in front of the API servers.
  */
 import { randomBytes } from 'node:crypto';
 import { mkdir, rm } from 'node:fs/promises';
@@ -49,10 +49,11 @@ import { CloudError } from './errors.ts';
 import { runFirstBoot } from './first-boot.ts';
 import type { Fetcher } from './ignition-fetch.ts';
 import { IpAllocator } from './ip-allocator.ts';
-import { validateRunInput, type RunInstanceInput } from './run-input.ts';
+import { validateRunInput } from './run-input.ts';
 import { loadState, saveState, type CloudState, type Instance, type InstanceState, type StateReason } from './state.ts';
+import type { InstanceFilter, RunInstanceInput } from '../cloudclient/types.ts';
 
-export type { RunInstanceInput } from './run-input.ts';
+export type { InstanceFilter, RunInstanceInput } from '../cloudclient/types.ts';
 
 export interface CloudHooks {
   /** Start the node on its prepared root. Called on every boot, after Ignition on the first. */
@@ -75,13 +76,6 @@ export interface CloudOptions {
   readonly terminatedRetentionMs?: number;
   /** Where node addresses come from: the datacenter's address block (default 127.1.0.0/16). */
   readonly nodeCIDR?: string;
-}
-
-export interface InstanceFilter {
-  readonly name?: string;
-  readonly state?: InstanceState;
-  /** Every tag given must match. */
-  readonly tags?: Readonly<Record<string, string>>;
 }
 
 export interface Cloud {

@@ -8,7 +8,7 @@
 import { request as httpRequest, type IncomingMessage } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import { setTimeout as delay } from 'node:timers/promises';
-import { assertLoopbackUrl, dialAddress } from './loopback.ts';
+import { assertLoopbackUrl, dialAddress } from '../cloudclient/loopback.ts';
 
 export interface FetchRequest {
   readonly url: string;

@@ -17,7 +17,7 @@ import {
 } from '../api/ignition/index.ts';
 import { describeSource, readResource as readResourceBytes } from '../noderoot/resource.ts';
 import type { Fetcher } from './ignition-fetch.ts';
-import { assertLoopbackUrl } from './loopback.ts';
+import { assertLoopbackUrl } from '../cloudclient/loopback.ts';
 
 /** Ignition asks for the newest spec it reads, and takes anything else as a fallback. */
 export const configAcceptHeader = `application/vnd.coreos.ignition+json;version=${newestVersion}, */*;q=0.1`;

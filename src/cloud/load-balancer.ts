@@ -10,7 +10,7 @@
 import { connect, createServer, type Server, type Socket } from 'node:net';
 import { request } from 'node:https';
 import pino, { type Logger } from 'pino';
-import { assertLoopbackHost, dialAddress } from './loopback.ts';
+import { assertLoopbackHost, dialAddress } from '../cloudclient/loopback.ts';
 
 export interface Backend {
   readonly host: string;

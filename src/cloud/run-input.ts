@@ -5,15 +5,8 @@
  */
 import { isDns1123Subdomain } from '../api/names.ts';
 import { findInstanceType, instanceTypes, isZone, zones } from './catalog.ts';
+import type { RunInstanceInput } from '../cloudclient/types.ts';
 import { CloudError } from './errors.ts';
-
-export interface RunInstanceInput {
-  readonly name: string;
-  readonly type: string;
-  readonly zone?: string;
-  readonly userData?: string;
-  readonly tags?: Readonly<Record<string, string>>;
-}
 
 export const maxUserDataBytes = 1024 * 1024;
 const maxTags = 50;

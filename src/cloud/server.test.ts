@@ -4,7 +4,7 @@ import { request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { CloudApiError, CloudClient } from './client.ts';
+import { CloudApiError, CloudClient } from '../cloudclient/client.ts';
 import { createCloud, type Cloud } from './cloud.ts';
 import { startCloudServer, type CloudServer } from './server.ts';
 import { tokenPath } from './token.ts';
@@ -52,7 +52,7 @@ describe('cloud API server', () => {
     cloud = await createCloud({ dataDir: dir, hooks: { boot: async () => {}, stop: async () => {} }, bootDelayMs: 0 });
     server = await startCloudServer({ cloud, dataDir: dir, port: 0 });
     token = (await readFile(tokenPath(dir), 'utf8')).trim();
-    client = await CloudClient.fromDataDir(dir, server.url);
+    client = new CloudClient({ url: server.url, token });
   });
   after(async () => {
     await server.close();

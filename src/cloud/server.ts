@@ -19,14 +19,13 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import pino, { type Logger } from 'pino';
 import { instanceTypes, region, zones } from './catalog.ts';
-import type { Cloud, InstanceFilter } from './cloud.ts';
+import { assertLoopbackHost, dialAddress } from '../cloudclient/loopback.ts';
+import { instanceStates as states, type InstanceFilter, type InstanceState, type InstanceView } from '../cloudclient/types.ts';
+import type { Cloud } from './cloud.ts';
 import { maxUserDataBytes } from './run-input.ts';
 import { CloudError } from './errors.ts';
-import { assertLoopbackHost, dialAddress } from './loopback.ts';
-import type { Instance, InstanceState } from './state.ts';
+import type { Instance } from './state.ts';
 import { ensureCloudToken, tokensEqual } from './token.ts';
-
-export type InstanceView = Omit<Instance, 'userData'>;
 
 export interface CloudServerOptions {
   readonly cloud: Cloud;
@@ -49,7 +48,6 @@ export interface CloudServer {
 
 /** User data plus room for the rest of a launch request. */
 const maxBodyBytes = maxUserDataBytes * 2 + 64 * 1024;
-const states: readonly InstanceState[] = ['pending', 'running', 'stopping', 'stopped', 'shutting-down', 'terminated', 'failed'];
 
 export function instanceView(i: Instance): InstanceView {
   const { userData: _omitted, ...view } = i;

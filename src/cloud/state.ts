@@ -6,34 +6,15 @@
  */
 import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import type { InstanceView } from '../cloudclient/types.ts';
 import type { IpAllocatorState } from './ip-allocator.ts';
 
-export type InstanceState = 'pending' | 'running' | 'stopping' | 'stopped' | 'shutting-down' | 'terminated' | 'failed';
+export type { InstanceState, StateReason } from '../cloudclient/types.ts';
 
-export interface StateReason {
-  /** Machine-readable, e.g. `Ignition.Failed`, `Boot.Failed`, `User.Stop`. */
-  readonly code: string;
-  readonly message: string;
-}
-
-export interface Instance {
-  /** `i-` and 17 hex digits, as EC2 spells them. */
-  readonly id: string;
-  readonly name: string;
-  readonly type: string;
-  readonly zone: string;
-  readonly region: string;
-  readonly privateIP: string;
-  readonly providerID: string;
-  state: InstanceState;
-  stateReason?: StateReason;
+/** The API's view of an instance plus what only the cloud keeps. */
+export interface Instance extends InstanceView {
   /** The Ignition config (or pointer) as given at launch; applied on first boot only. */
   readonly userData?: string;
-  readonly tags: Readonly<Record<string, string>>;
-  readonly createdAt: string;
-  /** When it last started booting. */
-  launchedAt?: string;
-  terminatedAt?: string;
 }
 
 export interface CloudState {

@@ -1,17 +1,12 @@
 /**
- * A client for the cloud API (`server.ts`), for the Machine API provider and the CLI. Errors
- * come back as `CloudApiError` carrying the server's status, reason and field, so a caller can
- * tell "no such instance" (404 `InstanceNotFound`) from "bad request". Only loopback URLs are
- * accepted: the token must never leave the machine.
+ * A client for the cloud API (`cloud/server.ts`), for the Machine API provider and the CLI.
+ * Errors come back as `CloudApiError` carrying the server's status, reason and field, so a
+ * caller can tell "no such instance" (404 `InstanceNotFound`) from "bad request". Only loopback
+ * URLs are accepted: the token must never leave the machine.
  */
 import { request } from 'node:http';
-import type { InstanceType } from './catalog.ts';
-import type { InstanceFilter } from './cloud.ts';
-import type { RunInstanceInput } from './run-input.ts';
-import type { CloudReason } from './errors.ts';
 import { assertLoopbackUrl, dialAddress } from './loopback.ts';
-import type { InstanceView } from './server.ts';
-import { readCloudToken } from './token.ts';
+import type { CloudReason, InstanceFilter, InstanceType, InstanceView, RunInstanceInput, Zone } from './types.ts';
 
 export interface CloudClientOptions {
   /** e.g. `http://127.0.0.1:6500`. */
@@ -32,12 +27,6 @@ export class CloudApiError extends Error {
   }
 }
 
-export interface Zone {
-  readonly name: string;
-  readonly region: string;
-  readonly state: string;
-}
-
 export class CloudClient {
   private readonly base: URL;
   private readonly token: string;
@@ -47,11 +36,6 @@ export class CloudClient {
     this.base = assertLoopbackUrl(options.url, 'to use a cloud API that is not on loopback');
     this.token = options.token;
     this.timeoutMs = options.timeoutMs ?? 30_000;
-  }
-
-  /** A client using the token `shipyard up` wrote into the data directory. */
-  static async fromDataDir(dataDir: string, url: string): Promise<CloudClient> {
-    return new CloudClient({ url, token: await readCloudToken(dataDir) });
   }
 
   runInstance(input: RunInstanceInput): Promise<InstanceView> {
