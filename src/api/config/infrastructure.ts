@@ -2,8 +2,9 @@
  * Infrastructure (config.openshift.io/v1, singleton `cluster`): what the cluster runs on. The
  * Machine API operator reads `status.platformStatus.type` to choose a provider (or its NoOp
  * mode), others read the API server URLs and topologies. Only the platform-neutral fields and the
- * `External` platform are declared: Shipyard's datacenter is a simulated cloud that reports
- * platform `None`, so the per-cloud sections (AWS, Azure, ...) would never be set.
+ * `External` platform are declared, plus `Shipyard`, the datacenter's simulated cloud (whose
+ * Machines the Shipyard machine provider drives); the per-cloud sections (AWS, Azure, ...) would
+ * never be set.
  */
 import { defineCustomResource, type ResourceOf } from '../crd/define.ts';
 import { type Infer, s } from '../crd/schema-builder.ts';
@@ -27,6 +28,8 @@ export const platformTypes = [
   'AlibabaCloud',
   'Nutanix',
   'External',
+  // Shipyard's simulated cloud: the Machine API operator runs the Shipyard machine provider for it.
+  'Shipyard',
 ] as const;
 export type PlatformType = (typeof platformTypes)[number];
 
