@@ -17,7 +17,7 @@ import { terminal, type ReconcileResult } from '../../runtime/reconcile-loop.ts'
 import { resources } from '../../runtime/resources.ts';
 import { statusTargetOf, updateStatus } from '../../runtime/update-status.ts';
 import { claim } from '../workload-common/claim.ts';
-import type { Expectations } from '../workload-common/expectations.ts';
+import type { Expectations } from '../../runtime/expectations.ts';
 import { CONTROLLER_UID_INDEX, ORPHAN_INDEX, subjectOf } from '../workload-common/owners.ts';
 import type { PodControl } from '../workload-common/pod-control.ts';
 import { isPodTerminal } from '../workload-common/pods.ts';

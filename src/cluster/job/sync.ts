@@ -23,7 +23,7 @@ import type { DeepReadonly } from '../../runtime/readonly.ts';
 import { terminal, type ReconcileResult } from '../../runtime/reconcile-loop.ts';
 import { resources } from '../../runtime/resources.ts';
 import { claim } from '../workload-common/claim.ts';
-import type { Expectations } from '../workload-common/expectations.ts';
+import type { Expectations } from '../../runtime/expectations.ts';
 import { CONTROLLER_UID_INDEX, ORPHAN_INDEX, subjectOf } from '../workload-common/owners.ts';
 import type { PodControl } from '../workload-common/pod-control.ts';
 import { isPodActive, isPodReady } from '../workload-common/pods.ts';

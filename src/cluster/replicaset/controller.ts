@@ -12,7 +12,7 @@ import type { ControllerContext } from '../../runtime/context.ts';
 import { Controller, controllerOf } from '../../runtime/controller.ts';
 import type { DeepReadonly } from '../../runtime/readonly.ts';
 import { resources } from '../../runtime/resources.ts';
-import { Expectations } from '../workload-common/expectations.ts';
+import { Expectations } from '../../runtime/expectations.ts';
 import { addOwnerIndexes, controllerKey } from '../workload-common/owners.ts';
 import { PodControl } from '../workload-common/pod-control.ts';
 import { makeReplicaSetReconcile, selectorOf } from './sync.ts';

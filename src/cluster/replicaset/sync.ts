@@ -16,7 +16,7 @@ import { resources } from '../../runtime/resources.ts';
 import { statusTargetOf, updateStatus } from '../../runtime/update-status.ts';
 import { claim } from '../workload-common/claim.ts';
 import { errorMessage } from '../workload-common/errors.ts';
-import type { Expectations } from '../workload-common/expectations.ts';
+import type { Expectations } from '../../runtime/expectations.ts';
 import { CONTROLLER_UID_INDEX, ORPHAN_INDEX } from '../workload-common/owners.ts';
 import { podFromTemplate, type PodControl } from '../workload-common/pod-control.ts';
 import { isPodActive, type Pod } from '../workload-common/pods.ts';

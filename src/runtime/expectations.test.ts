@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { FakeClock } from '../../runtime/clock.ts';
+import { FakeClock } from './clock.ts';
 import { Expectations } from './expectations.ts';
 
 describe('Expectations', () => {

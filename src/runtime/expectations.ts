@@ -1,12 +1,14 @@
 /**
- * What a controller is still waiting to see in its cache after its own writes: the pod
- * creations it sent, and the pod deletions by key. Until they arrive (or a TTL passes, in
- * case an event was lost), the controller must not act on counts again, or informer lag
- * after a burst of creates would make it create the same replicas twice. This is kube's
- * UIDTrackingControllerExpectations: deletions are tracked per pod, so seeing one pod's
- * deletion twice (deletionTimestamp, then the delete itself) counts once.
+ * What a controller is still waiting to see in its cache after its own writes: the creations
+ * it sent (pods of a ReplicaSet, Machines of a MachineSet), and the deletions by key. Until
+ * they arrive (or a TTL passes, in case an event was lost), the controller must not act on
+ * counts again, or informer lag after a burst of creates would make it create the same
+ * replicas twice. This is kube's UIDTrackingControllerExpectations: deletions are tracked per
+ * object, so seeing one object's deletion twice (deletionTimestamp, then the delete itself)
+ * counts once. Here rather than in cluster/, since operators (the MachineSet controller) need
+ * it too.
  */
-import type { Clock } from '../../runtime/clock.ts';
+import type { Clock } from './clock.ts';
 
 interface Pending {
   creates: number;
@@ -48,8 +50,8 @@ export class Expectations {
     if (p) p.creates -= count;
   }
 
-  deletionObserved(key: string, podKey: string): void {
-    this.pending.get(key)?.deletes.delete(podKey);
+  deletionObserved(key: string, objectKey: string): void {
+    this.pending.get(key)?.deletes.delete(objectKey);
   }
 
   forget(key: string): void {
