@@ -30,10 +30,18 @@ export interface CustomResourceDefinitionManifest {
       served: boolean;
       storage: boolean;
       schema: { openAPIV3Schema: JSONSchemaProps };
-      subresources?: { status?: Record<string, never> };
+      subresources?: { status?: Record<string, never>; scale?: ScaleSubresource };
       additionalPrinterColumns?: PrinterColumn[];
     }>;
   };
+}
+
+/** Where `/scale` finds the replica counts and the selector (`kubectl scale`, autoscalers). */
+export interface ScaleSubresource {
+  readonly specReplicasPath: string;
+  readonly statusReplicasPath: string;
+  /** A path to a string selector (`a=b,c in (d)`), as HorizontalPodAutoscalers read it. */
+  readonly labelSelectorPath?: string;
 }
 
 export interface CustomResourceOptions<Spec, Status> {
@@ -56,6 +64,7 @@ export interface CustomResourceOptions<Spec, Status> {
   readonly status?: Schema<Status>;
   /** Whether `status` is a subresource (written only through `/status`); default true when there is a status. */
   readonly statusSubresource?: boolean;
+  readonly scale?: ScaleSubresource;
   readonly printerColumns?: readonly PrinterColumn[];
   /** CEL rules on the whole object. */
   readonly rules?: readonly Validation[];
@@ -106,6 +115,7 @@ export function defineCustomResource<Spec, Status = never>(opts: CustomResourceO
     schema: { openAPIV3Schema: root },
   };
   if (opts.status && (opts.statusSubresource ?? true)) version.subresources = { status: {} };
+  if (opts.scale) version.subresources = { ...version.subresources, scale: { ...opts.scale } };
   if (opts.printerColumns?.length) version.additionalPrinterColumns = opts.printerColumns.map((c) => ({ ...c }));
 
   const names: CustomResourceDefinitionManifest['spec']['names'] = {

@@ -63,6 +63,7 @@ interface ArrayOptions extends Common {
   readonly listMapKeys?: readonly string[];
   readonly minItems?: number;
   readonly maxItems?: number;
+  readonly default?: readonly unknown[];
 }
 
 interface ObjectOptions extends Common {
@@ -128,6 +129,7 @@ export const s = {
     if (opts.listMapKeys) json['x-kubernetes-list-map-keys'] = [...opts.listMapKeys];
     if (opts.minItems !== undefined) json.minItems = opts.minItems;
     if (opts.maxItems !== undefined) json.maxItems = opts.maxItems;
+    if (opts.default !== undefined) json.default = structuredClone(opts.default);
     return node(json, opts);
   },
 
@@ -157,9 +159,10 @@ export const s = {
     return node(json, opts);
   },
 
-  /** An integer or a string such as `"10%"` (intstr.IntOrString). */
-  intOrString(opts: Common = {}): Schema<number | string> {
-    return node({ anyOf: [{ type: 'integer' }, { type: 'string' }], 'x-kubernetes-int-or-string': true }, opts);
+  /** An integer or a string such as `"10%"` (intstr.IntOrString); `pattern` applies to strings only. */
+  intOrString(opts: Common & { readonly pattern?: string; readonly default?: number | string } = {}): Schema<number | string> {
+    const { pattern } = opts;
+    return node({ anyOf: [{ type: 'integer' }, { type: 'string' }], 'x-kubernetes-int-or-string': true, ...defined({ pattern, default: opts.default }) }, opts);
   },
 
   /** Any JSON object, kept as sent (a RawExtension). */

@@ -6,6 +6,7 @@
  * schema checks have passed, on create and on main-resource updates (not on `/status`).
  */
 import type { FieldError } from '../../api/field-errors.ts';
+import { MachineSet, validateMachineSet } from '../../api/machine/index.ts';
 import { MachineConfig, validateMachineConfig } from '../../api/machineconfiguration/index.ts';
 import type { KubeObject, Strategy } from './resource.ts';
 
@@ -17,6 +18,8 @@ const key = (group: string, kind: string) => `${kind}.${group}`;
 const validators: ReadonlyMap<string, KindValidator> = new Map<string, KindValidator>([
   // Ignition that can never render is refused when written, not found later as RenderDegraded.
   [key(MachineConfig.group, MachineConfig.kind), (obj, old) => validateMachineConfig(obj, old)],
+  // A selector that misses its own template would create Machines it never counts, without end.
+  [key(MachineSet.group, MachineSet.kind), (obj, old) => validateMachineSet(obj, old)],
 ]);
 
 export function kindValidator(group: string, kind: string): KindValidator | undefined {
