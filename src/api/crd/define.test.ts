@@ -100,6 +100,36 @@ describe('defineCustomResource', () => {
     assert.deepEqual([Widget.apiVersion, Widget.resource, Widget.namespaced], ['example.com/v1alpha1', 'widgets', true]);
   });
 
+  it('adds a scale subresource beside the status one', () => {
+    const scaled = defineCustomResource({
+      group: 'example.com',
+      version: 'v1',
+      kind: 'Pack',
+      plural: 'packs',
+      scope: 'Namespaced',
+      spec: s.object({ replicas: s.integer({ default: 1 }) }),
+      status: s.object({ replicas: s.integer(), selector: s.string() }),
+      scale: { specReplicasPath: '.spec.replicas', statusReplicasPath: '.status.replicas', labelSelectorPath: '.status.selector' },
+    });
+    assert.deepEqual(scaled.crd.spec.versions[0]!.subresources, {
+      status: {},
+      scale: { specReplicasPath: '.spec.replicas', statusReplicasPath: '.status.replicas', labelSelectorPath: '.status.selector' },
+    });
+    const unscaled = defineCustomResource({ group: 'example.com', version: 'v1', kind: 'Bag', plural: 'bags', scope: 'Cluster', spec: s.object({}) });
+    assert.equal(unscaled.crd.spec.versions[0]!.subresources, undefined);
+  });
+
+  it('writes defaults of lists and int-or-string values, and a pattern for the string form', () => {
+    const list = s.array(s.object({ type: s.string() }), { minItems: 1, default: [{ type: 'Ready' }] });
+    assert.deepEqual(list.json, { type: 'array', items: { type: 'object', properties: { type: { type: 'string' } } }, minItems: 1, default: [{ type: 'Ready' }] });
+    assert.deepEqual(s.intOrString({ pattern: '^[0-9]+%?$', default: '100%' }).json, {
+      anyOf: [{ type: 'integer' }, { type: 'string' }],
+      'x-kubernetes-int-or-string': true,
+      pattern: '^[0-9]+%?$',
+      default: '100%',
+    });
+  });
+
   it('types objects of the kind (checked by the type check)', () => {
     const w: ResourceOf<typeof Widget> = { metadata: { name: 'w' }, spec: { size: 'M' }, status: { ready: true } };
     // @ts-expect-error spec.size is required
