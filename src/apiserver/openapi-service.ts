@@ -26,7 +26,7 @@ function toOpenApiResource(d: ResourceDefinition): OpenApiResource | undefined {
     listKind: d.listKind,
     resource: d.resource,
     namespaced: d.namespaced,
-    subresources: { status: !!d.subresources.status, scale: !!d.subresources.scale },
+    subresources: { status: !!d.subresources.status, scale: !!d.subresources.scale, approval: !!d.subresources.approval },
     schema,
     patchTypes: d.strategicMerge ? builtinPatchTypes : customResourcePatchTypes,
   };

@@ -176,6 +176,12 @@ async function routeResource(
     if (info.verb === 'patch') return handlePatch(scope, ctx, 'status');
     throw errors.methodNotAllowed(method, `${def.resource}/status`);
   }
+  if (sub === 'approval' && s.approval) {
+    if (info.verb === 'get') return handleGet(scope, ctx);
+    if (info.verb === 'update') return handleUpdate(scope, ctx, 'approval');
+    if (info.verb === 'patch') return handlePatch(scope, ctx, 'approval');
+    throw errors.methodNotAllowed(method, `${def.resource}/approval`);
+  }
   if (sub === 'scale' && s.scale) return handleScale(scope, ctx);
   if (sub === 'eviction' && s.eviction) {
     if (info.verb !== 'create') throw errors.methodNotAllowed(method, `${def.resource}/eviction`);

@@ -45,6 +45,7 @@ export const builtinKinds: readonly BuiltinKind[] = [
   { group: 'authorization.k8s.io', version: 'v1', kind: 'SelfSubjectRulesReview', model: 'V1SelfSubjectRulesReview', description: 'A SelfSubjectRulesReview lists the actions the requesting user may perform in a namespace (`kubectl auth can-i --list`).' },
   { group: 'authentication.k8s.io', version: 'v1', kind: 'TokenReview', model: 'V1TokenReview', description: 'A TokenReview asks who a bearer token authenticates as.' },
   { group: 'authentication.k8s.io', version: 'v1', kind: 'SelfSubjectReview', model: 'V1SelfSubjectReview', description: 'A SelfSubjectReview reports who the requesting user is (`kubectl auth whoami`).' },
+  { group: 'certificates.k8s.io', version: 'v1', kind: 'CertificateSigningRequest', model: 'V1CertificateSigningRequest', description: 'A CertificateSigningRequest asks a signer for an X.509 certificate: it carries a PKCS#10 request, is approved or denied through `/approval`, and the signer puts the certificate in `status.certificate`.' },
   { group: 'apiextensions.k8s.io', version: 'v1', kind: 'CustomResourceDefinition', model: 'V1CustomResourceDefinition', description: 'A CustomResourceDefinition adds a new resource type to the API server, with its names, versions and schemas.' },
   { group: 'autoscaling', version: 'v1', kind: 'Scale', model: 'V1Scale', description: 'Scale is the `scale` subresource of a scalable resource: its desired and observed replica counts and label selector.' },
 ];

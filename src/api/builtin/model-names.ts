@@ -18,6 +18,7 @@ export const pkg = {
   rbac: 'io.k8s.api.rbac.v1',
   authorization: 'io.k8s.api.authorization.v1',
   authentication: 'io.k8s.api.authentication.v1',
+  certificates: 'io.k8s.api.certificates.v1',
   meta: 'io.k8s.apimachinery.pkg.apis.meta.v1',
   apiextensions: 'io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1',
   intstr: 'io.k8s.apimachinery.pkg.util.intstr',
@@ -61,6 +62,7 @@ const v1Packages: ReadonlyArray<readonly [string, readonly string[]]> = [
     'SelfSubjectRulesReview', 'SelfSubjectRulesReviewSpec', 'SubjectAccessReview', 'SubjectAccessReviewSpec',
     'SubjectAccessReviewStatus', 'SubjectRulesReviewStatus',
   ]],
+  [pkg.certificates, ['CertificateSigningRequest', 'CertificateSigningRequestCondition', 'CertificateSigningRequestList', 'CertificateSigningRequestSpec', 'CertificateSigningRequestStatus']],
   [pkg.authentication, ['SelfSubjectReview', 'SelfSubjectReviewStatus', 'TokenReview', 'TokenReviewSpec', 'TokenReviewStatus', 'UserInfo']],
   [pkg.apiextensions, [
     'CustomResourceColumnDefinition', 'CustomResourceConversion', 'CustomResourceDefinition',

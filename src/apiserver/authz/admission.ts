@@ -6,12 +6,15 @@
  *   rules its author holds, unless they may `bind` it.
  * - NodeRestriction: a kubelet writes only its own Node (never its taints), its own Lease, and
  *   the pods bound to it (mirror pods, and their status).
+ * - The certificate plugins (approve and sign on the `signers` resource, no system:masters
+ *   client certificates): `certificates-admission.ts`.
  */
 import { isDeepStrictEqual } from 'node:util';
 import type { UserInfo } from '../auth/tokens.ts';
 import { errors } from '../errors.ts';
 import type { KubeObject, ResourceDefinition } from '../registry/resource.ts';
 import { mastersGroup, type Authorizer } from './authorizer.ts';
+import { admitCertificateSigningRequest, isCsrResource } from './certificates-admission.ts';
 import { nodeNameOf } from './node-authorizer.ts';
 import { aggregateMessage, missingRoleMessage, rbacGroup, type RbacIndex, type RoleRef } from './rbac-index.ts';
 import { compactRules, formatRule, uncoveredRules, type PolicyRule } from './rules.ts';
@@ -130,6 +133,8 @@ export function createAuthzAdmission(rbac: RbacIndex, authorizer: Authorizer): A
 
   return {
     admit(def, obj, old, ctx) {
+      // Before the masters' short cut: nobody, cluster-admins included, may ask for a system:masters certificate.
+      if (ctx.user && isCsrResource(def)) admitCertificateSigningRequest(authorizer, def, obj, old, asUser(ctx.user), ctx.subresource);
       if (!ctx.user || ctx.user.groups.includes(mastersGroup)) return;
       const user = asUser(ctx.user);
       if (def.group === rbacGroup && !ctx.subresource) checkRbac(def, obj, old, user);

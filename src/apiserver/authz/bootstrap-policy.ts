@@ -106,6 +106,14 @@ export const defaultClusterRoles: readonly DefaultClusterRole[] = [
   { name: 'system:auth-delegator', rules: [r(['create'], ['authentication.k8s.io'], ['tokenreviews']), r(['create'], ['authorization.k8s.io'], ['subjectaccessreviews'])] },
   // What a joining node's bootstrap credential may do: ask for its certificate (kube's role; the machine-config server's node-bootstrapper ServiceAccount is bound to it).
   { name: 'system:node-bootstrapper', rules: [r(['create', 'get', 'list', 'watch'], ['certificates.k8s.io'], ['certificatesigningrequests'])] },
+  // Kube's certificate roles: the nodeclient ones are what its csrapproving controller asks about;
+  // each approver role lets its holders approve (or deny) requests to one signer.
+  { name: 'system:certificates.k8s.io:certificatesigningrequests:nodeclient', rules: [r(['create'], ['certificates.k8s.io'], ['certificatesigningrequests/nodeclient'])] },
+  { name: 'system:certificates.k8s.io:certificatesigningrequests:selfnodeclient', rules: [r(['create'], ['certificates.k8s.io'], ['certificatesigningrequests/selfnodeclient'])] },
+  { name: 'system:certificates.k8s.io:kube-apiserver-client-approver', rules: [r(['approve'], ['certificates.k8s.io'], ['signers'], ['kubernetes.io/kube-apiserver-client'])] },
+  { name: 'system:certificates.k8s.io:kube-apiserver-client-kubelet-approver', rules: [r(['approve'], ['certificates.k8s.io'], ['signers'], ['kubernetes.io/kube-apiserver-client-kubelet'])] },
+  { name: 'system:certificates.k8s.io:kubelet-serving-approver', rules: [r(['approve'], ['certificates.k8s.io'], ['signers'], ['kubernetes.io/kubelet-serving'])] },
+  { name: 'system:certificates.k8s.io:legacy-unknown-approver', rules: [r(['approve'], ['certificates.k8s.io'], ['signers'], ['kubernetes.io/legacy-unknown'])] },
   {
     name: 'system:kube-scheduler',
     rules: [
@@ -154,6 +162,9 @@ export const defaultClusterRoles: readonly DefaultClusterRole[] = [
       r(['create'], [''], ['serviceaccounts/token']),
       // clusterrole aggregation writes the rules it gathers, which needs escalate
       r(['escalate', 'update', 'patch'], ['rbac.authorization.k8s.io'], ['clusterroles']),
+      // csrsigning issues certificates for kube's signers; csrcleaner deletes old requests (delete is above)
+      r(['update'], ['certificates.k8s.io'], ['certificatesigningrequests/status']),
+      r(['sign'], ['certificates.k8s.io'], ['signers'], ['kubernetes.io/kube-apiserver-client', 'kubernetes.io/kube-apiserver-client-kubelet', 'kubernetes.io/kubelet-serving', 'kubernetes.io/legacy-unknown']),
     ],
   },
   // Kube ships the kubelets' rules as this role but binds it to nobody: the Node authorizer

@@ -43,6 +43,8 @@ export const nodeRules: readonly PolicyRule[] = [
   { verbs: ['create'], apiGroups: [''], resources: ['pods/eviction'] },
   { verbs: ['get'], apiGroups: [''], resources: ['endpoints', 'persistentvolumeclaims', 'persistentvolumes'] },
   { verbs: ['get', 'create', 'update', 'patch', 'delete'], apiGroups: ['coordination.k8s.io'], resources: ['leases'] },
+  // A kubelet renews its own client certificate with a CertificateSigningRequest.
+  { verbs: ['create', 'get', 'list', 'watch'], apiGroups: ['certificates.k8s.io'], resources: ['certificatesigningrequests'] },
 ];
 
 type Ref = `${'secret' | 'configmap' | 'serviceaccount'}/${string}/${string}`;

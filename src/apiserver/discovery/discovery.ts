@@ -26,6 +26,7 @@ function subresourcesOf(def: ResourceDefinition): SubresourceInfo[] {
   const out: SubresourceInfo[] = [];
   const s = def.subresources;
   const self = { group: def.group, version: def.version, kind: def.kind };
+  if (s.approval) out.push({ name: 'approval', ...self, verbs: ['get', 'patch', 'update'] });
   if (s.binding) out.push({ name: 'binding', group: '', version: 'v1', kind: 'Binding', verbs: ['create'] });
   if (s.eviction) out.push({ name: 'eviction', group: 'policy', version: 'v1', kind: 'Eviction', verbs: ['create'] });
   if (s.finalize) out.push({ name: 'finalize', ...self, verbs: ['update'] });

@@ -84,7 +84,7 @@ export function dryRunInBody(body: unknown, kind: OptionsKind = 'DeleteOptions')
  * The write context of a request. `bodyDryRun` is the `dryRun` of a DeleteOptions body (deletes,
  * deletecollection): a dry run asked for in either place is one.
  */
-export function writeContext(scope: RequestScope, subresource?: 'status', opts: { bodyDryRun?: readonly unknown[] } = {}): WriteContext {
+export function writeContext(scope: RequestScope, subresource?: 'status' | 'approval', opts: { bodyDryRun?: readonly unknown[] } = {}): WriteContext {
   const q = scope.url.searchParams;
   const fv = q.get('fieldValidation');
   let fieldValidation: FieldValidation = 'Warn';

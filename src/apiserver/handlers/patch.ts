@@ -37,7 +37,7 @@ export interface PatchInput {
   readonly patch: unknown;
   readonly manager: string;
   readonly force: boolean;
-  readonly subresource?: 'status';
+  readonly subresource?: 'status' | 'approval';
 }
 
 function requireObject(patch: unknown, type: PatchType): KubeObject {
@@ -79,7 +79,7 @@ export function computePatched(input: PatchInput, current: KubeObject | undefine
         now: new Date(),
         subresource: input.subresource,
         // What the store discards is not owned: status on main-resource writes, the rest on status writes.
-        resetFields: def.subresources.status ? (input.subresource === 'status' ? [['spec']] : [['status']]) : undefined,
+        resetFields: def.subresources.status ? (input.subresource ? [['spec']] : [['status']]) : undefined,
       });
       result = { ...out.object, metadata: { ...out.object.metadata, managedFields: out.managedFields } };
       break;

@@ -1,5 +1,5 @@
 /**
- * The verbs on a resource and its `status` subresource: get, list, watch, create, update,
+ * The verbs on a resource and its `status` (and a CSR's `approval`) subresource: get, list, watch, create, update,
  * patch, delete and deletecollection, with the query parameters kubectl and client-node
  * send. Other subresources (scale, eviction, binding, log, finalize) have their own modules.
  */
@@ -167,7 +167,7 @@ export async function handleCreate(scope: RequestScope, ctx: ServerContext): Pro
   respond(scope, ctx, 201, created.object);
 }
 
-export async function handleUpdate(scope: RequestScope, ctx: ServerContext, subresource?: 'status'): Promise<void> {
+export async function handleUpdate(scope: RequestScope, ctx: ServerContext, subresource?: 'status' | 'approval'): Promise<void> {
   const { def, info } = scope;
   if (!info.name) throw errors.methodNotAllowed('PUT', def.resource);
   const { value, text } = await readObjectBody(scope);
@@ -179,7 +179,7 @@ export async function handleUpdate(scope: RequestScope, ctx: ServerContext, subr
   respond(scope, ctx, 200, updated);
 }
 
-export async function handlePatch(scope: RequestScope, ctx: ServerContext, subresource?: 'status'): Promise<void> {
+export async function handlePatch(scope: RequestScope, ctx: ServerContext, subresource?: 'status' | 'approval'): Promise<void> {
   const { def, info, url } = scope;
   if (!info.name) throw errors.methodNotAllowed('PATCH', def.resource);
   const type = patchTypeOf(def, scope.req.headers['content-type']);

@@ -105,8 +105,8 @@ export function resourceOperations(r: OpenApiResource, components: ResourceCompo
   op({ path: item, method: 'patch', action: 'patch', operationId: `patch${prefix}${scope}${r.kind}`, description: `partially update the specified ${r.kind}`, gvk, pathParams: itemParams, query: patchQuery, body: patchBody(r.patchTypes), responses: { '200': components.kind, '201': components.kind } });
   op({ path: item, method: 'delete', action: 'delete', operationId: `delete${prefix}${scope}${r.kind}`, description: `delete a ${r.kind}`, gvk, pathParams: itemParams, query: deleteQuery, body: { component: names.deleteOptions, mediaTypes: ['*/*'] }, responses: { '200': components.kind, '202': components.kind } });
 
-  const sub = (name: 'status' | 'scale', subGvk: GroupVersionKind, component: string) => {
-    const Name = name === 'status' ? 'Status' : 'Scale';
+  const sub = (name: 'status' | 'scale' | 'approval', subGvk: GroupVersionKind, component: string) => {
+    const Name = name[0]!.toUpperCase() + name.slice(1);
     const path = `${item}/${name}`;
     op({ path, method: 'get', action: 'get', operationId: `read${prefix}${scope}${r.kind}${Name}`, description: `read ${name} of the specified ${r.kind}`, gvk: subGvk, pathParams: itemParams, query: [], responses: { '200': component } });
     op({ path, method: 'put', action: 'put', operationId: `replace${prefix}${scope}${r.kind}${Name}`, description: `replace ${name} of the specified ${r.kind}`, gvk: subGvk, pathParams: itemParams, query: writeQuery, body: { component, mediaTypes: ['*/*'] }, responses: { '200': component, '201': component } });
@@ -114,5 +114,6 @@ export function resourceOperations(r: OpenApiResource, components: ResourceCompo
   };
   if (r.subresources?.status) sub('status', gvk, components.kind);
   if (r.subresources?.scale) sub('scale', scaleGvk, scaleComponent);
+  if (r.subresources?.approval) sub('approval', gvk, components.kind);
   return ops;
 }

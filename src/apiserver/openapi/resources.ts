@@ -28,7 +28,7 @@ export interface OpenApiResource {
   /** The plural resource name used in URLs, e.g. `deployments`. */
   readonly resource: string;
   readonly namespaced: boolean;
-  readonly subresources?: { readonly status?: boolean; readonly scale?: boolean };
+  readonly subresources?: { readonly status?: boolean; readonly scale?: boolean; readonly approval?: boolean };
   /**
    * A component name (built-ins: `io.k8s.api.apps.v1.Deployment`), or a CRD version's
    * `openAPIV3Schema`, which the document wraps into a named component with its List.

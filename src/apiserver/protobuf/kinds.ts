@@ -7,6 +7,7 @@ import { compileTable, mergeTables, type Message } from './schema.ts';
 import { appsV1 } from './tables/apps-v1.ts';
 import { authenticationV1 } from './tables/authentication-v1.ts';
 import { batchV1 } from './tables/batch-v1.ts';
+import { certificatesV1 } from './tables/certificates-v1.ts';
 import { coreV1 } from './tables/core-v1.ts';
 import { coreV1Container } from './tables/core-v1-container.ts';
 import { coreV1Pod } from './tables/core-v1-pod.ts';
@@ -17,7 +18,7 @@ import { policyV1 } from './tables/policy-v1.ts';
 import { authorizationV1 } from './tables/authorization-v1.ts';
 import { rbacV1 } from './tables/rbac-v1.ts';
 
-export const messages: ReadonlyMap<string, Message> = compileTable(mergeTables(metaV1, coreV1, coreV1Pod, coreV1Container, coreV1Volumes, coreV1Scheduling, appsV1, batchV1, policyV1, authenticationV1, authorizationV1, rbacV1));
+export const messages: ReadonlyMap<string, Message> = compileTable(mergeTables(metaV1, coreV1, coreV1Pod, coreV1Container, coreV1Volumes, coreV1Scheduling, appsV1, batchV1, policyV1, authenticationV1, authorizationV1, rbacV1, certificatesV1));
 
 /** `apiVersion/kind` → the message its raw bytes hold. */
 const kinds: Readonly<Record<string, string>> = {
@@ -43,6 +44,7 @@ const kinds: Readonly<Record<string, string>> = {
   'rbac.authorization.k8s.io/v1/ClusterRole': 'ClusterRole',
   'rbac.authorization.k8s.io/v1/RoleBinding': 'RoleBinding',
   'rbac.authorization.k8s.io/v1/ClusterRoleBinding': 'ClusterRoleBinding',
+  'certificates.k8s.io/v1/CertificateSigningRequest': 'CertificateSigningRequest',
 };
 
 export function messageForKind(apiVersion: string, kind: string): Message | undefined {

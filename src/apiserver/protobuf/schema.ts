@@ -3,7 +3,8 @@
  * its fields, each written as one string `"<jsonName>: <type>"`:
  *
  * - scalar types: `string`, `bytes` (base64 in JSON), `int32`, `int64`, `bool`;
- * - Kubernetes' own wrappers: `IntOrString`, `Quantity`, `Time`, `RawExtension`;
+ * - Kubernetes' own wrappers: `IntOrString`, `Quantity`, `Time`, `RawExtension`, `ExtraValue`
+ *   (a user's extra attribute values: a message of repeated strings that JSON prints as a list);
  * - any other name is a message of the table, nested as a JSON object;
  * - `[]T` is a repeated field (a JSON array), `map<T>` a map with string keys (a JSON object);
  * - `unsupported` marks a field Kubernetes defines that this decoder does not read: a body
@@ -22,7 +23,7 @@ export type MessageTable = Readonly<Record<string, MessageSpec>>;
 
 export const scalarTypes = ['string', 'bytes', 'int32', 'int64', 'bool'] as const;
 export type ScalarType = (typeof scalarTypes)[number];
-export const wrapperTypes = ['IntOrString', 'Quantity', 'Time', 'RawExtension'] as const;
+export const wrapperTypes = ['IntOrString', 'Quantity', 'Time', 'RawExtension', 'ExtraValue'] as const;
 export type WrapperType = (typeof wrapperTypes)[number];
 
 export type ValueType =

@@ -2,7 +2,7 @@
  * Kubernetes' wrapper messages, which print in JSON as something other than an object:
  * IntOrString (a number or a string), Quantity (its string form), Time (RFC 3339 seconds in
  * UTC, or `null` for the zero time, which travels as an empty message) and RawExtension (the
- * embedded JSON document).
+ * embedded JSON document) and ExtraValue (`repeated string items = 1`, a plain JSON list).
  */
 import { ProtobufDecodeError } from './errors.ts';
 import type { WrapperType } from './schema.ts';
@@ -20,12 +20,14 @@ export function decodeWrapper(type: WrapperType, r: WireReader): unknown {
       return time(r);
     case 'RawExtension':
       return rawExtension(r);
+    case 'ExtraValue':
+      return extraValue(r);
   }
 }
 
 /** The value JSON shows for a wrapper that is absent inside a map entry. */
 export function wrapperDefault(type: WrapperType): unknown {
-  return type === 'IntOrString' ? 0 : type === 'Quantity' ? '0' : null;
+  return type === 'IntOrString' ? 0 : type === 'Quantity' ? '0' : type === 'ExtraValue' ? [] : null;
 }
 
 /** Reads each field with `read`, skipping the ones it does not claim. */
@@ -99,6 +101,17 @@ function formatRfc3339(seconds: number): string {
   const year = d.getUTCFullYear();
   const p2 = (n: number) => String(n).padStart(2, '0');
   return `${String(year).padStart(4, '0')}-${p2(d.getUTCMonth() + 1)}-${p2(d.getUTCDate())}T${p2(d.getUTCHours())}:${p2(d.getUTCMinutes())}:${p2(d.getUTCSeconds())}Z`;
+}
+
+function extraValue(r: WireReader): string[] {
+  const items: string[] = [];
+  eachField(r, (field, wire) => {
+    if (field !== 1) return false;
+    expect(wire, WireType.lengthDelimited, 'ExtraValue.items (field 1)');
+    items.push(utf8.decode(r.bytes()));
+    return true;
+  });
+  return items;
 }
 
 const k8sMagic = [0x6b, 0x38, 0x73, 0x00];

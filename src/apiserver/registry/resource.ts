@@ -53,19 +53,34 @@ export interface Subresources {
   readonly finalize?: boolean;
   /** `serviceaccounts/token` (TokenRequest). */
   readonly token?: boolean;
+  /** `certificatesigningrequests/approval`: the Approved/Denied conditions only. */
+  readonly approval?: boolean;
+}
+
+/** Who makes a write, as a strategy may record it (a CSR keeps its requester). */
+export interface RequestUser {
+  readonly name: string;
+  readonly uid?: string;
+  readonly groups: readonly string[];
+  readonly extra?: Readonly<Record<string, readonly string[]>>;
 }
 
 export type FieldAccessor = (obj: KubeObject) => string | undefined;
 
 export interface Strategy {
-  /** Defaults and normalisation before a create is validated (mutates `obj`). */
-  prepareForCreate?(obj: KubeObject): void;
+  /** Defaults and normalisation before a create is validated (mutates `obj`); `user` is the requester, absent for the server's own writes. */
+  prepareForCreate?(obj: KubeObject, user?: RequestUser): void;
   validate?(obj: KubeObject): FieldError[];
   /** Normalisation of a main-resource update, given the stored object (mutates `obj`). */
   prepareForUpdate?(obj: KubeObject, old: KubeObject): void;
   validateUpdate?(obj: KubeObject, old: KubeObject): FieldError[];
+  /** Normalisation of a `/status` write, after the store kept everything but status (mutates `obj`). */
+  prepareForStatusUpdate?(obj: KubeObject, old: KubeObject): void;
   /** Validation of a `/status` write. */
   validateStatusUpdate?(obj: KubeObject, old: KubeObject): FieldError[];
+  /** Normalisation and validation of an `/approval` write, after the store kept everything but the conditions. */
+  prepareForApprovalUpdate?(obj: KubeObject, old: KubeObject): void;
+  validateApprovalUpdate?(obj: KubeObject, old: KubeObject): FieldError[];
   /** Finalizers outside metadata that also hold a deleted object (a namespace's `spec.finalizers`). */
   pendingFinalizers?(obj: KubeObject): readonly string[];
   /** Marks an object whose deletion has begun (a namespace becomes Terminating). */

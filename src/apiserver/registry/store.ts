@@ -15,7 +15,7 @@ import { ApiError, errors, isAlreadyExists, isNotFound } from '../errors.ts';
 import type { LabelMatcher, ObjectMatcher } from './list-filter.ts';
 import { validateFinalizerNames, validateMetaUpdate, validateObjectMeta } from './metadata.ts';
 import type { ResourceRegistry } from './registry.ts';
-import { apiVersionOf, type KubeObject, type ResourceDefinition } from './resource.ts';
+import { apiVersionOf, type KubeObject, type RequestUser, type ResourceDefinition } from './resource.ts';
 
 export type FieldValidation = 'Strict' | 'Warn' | 'Ignore';
 
@@ -27,11 +27,11 @@ export interface WriteContext {
   /** Warnings to send back as `Warning` headers. */
   readonly warnings?: string[];
   /** Set for subresource writes (`status`). */
-  readonly subresource?: 'status' | 'finalize' | 'binding';
+  readonly subresource?: 'status' | 'finalize' | 'binding' | 'approval';
   /** Set by server-side apply, whose result already carries its managedFields. */
   readonly applied?: boolean;
   /** Who writes (absent for the server's own writes): what authorization admission checks. */
-  readonly user?: { readonly name: string; readonly uid?: string; readonly groups: readonly string[] };
+  readonly user?: RequestUser;
 }
 
 export interface ListOptions {
@@ -326,7 +326,7 @@ export class ObjectStore {
     else delete meta.generation;
     obj.apiVersion = apiVersionOf(def);
     obj.kind = def.kind;
-    def.strategy.prepareForCreate?.(obj);
+    def.strategy.prepareForCreate?.(obj, ctx.user);
     if (def.crd && def.subresources.status) delete obj.status;
     const errs = [...validateObjectMeta(obj, { namespaced: def.namespaced, nameRule: def.strategy.nameRule })];
     errs.push(...(this.hooks.checkSchema?.(def, obj, ctx) ?? []));
@@ -421,6 +421,13 @@ export class ObjectStore {
       obj.status = input.status;
       // Status writers may maintain labels/annotations as kube allows; everything else is kept.
       if (input.metadata?.managedFields) obj.metadata.managedFields = input.metadata.managedFields;
+      def.strategy.prepareForStatusUpdate?.(obj, current);
+    } else if (ctx.subresource === 'approval') {
+      // As kube's approval strategy: only the conditions come from the request.
+      obj = structuredClone(current);
+      obj.status = { ...(obj.status ?? {}), conditions: input.status?.conditions };
+      if (obj.status.conditions === undefined) delete obj.status.conditions;
+      def.strategy.prepareForApprovalUpdate?.(obj, current);
     } else {
       obj = input;
       obj.metadata ??= {};
@@ -443,7 +450,7 @@ export class ObjectStore {
     meta.resourceVersion = current.metadata.resourceVersion;
     if (old.generation !== undefined) {
       const changed = !isDeepStrictEqual(specOf(obj, !!def.subresources.status), specOf(current, !!def.subresources.status));
-      meta.generation = old.generation + (changed && ctx.subresource !== 'status' ? 1 : 0);
+      meta.generation = old.generation + (changed && ctx.subresource !== 'status' && ctx.subresource !== 'approval' ? 1 : 0);
     }
     const errs = [...validateMetaUpdate(obj, current)];
     if (ctx.subresource === 'binding') {
@@ -453,7 +460,8 @@ export class ObjectStore {
       // and validated against the schema (CEL rules included), though only status changed.
       if (def.crd) errs.push(...(this.hooks.checkSchema?.(def, obj, ctx, current) ?? []));
       errs.push(...(def.strategy.validateStatusUpdate?.(obj, current) ?? []));
-    } else if (ctx.subresource === 'finalize') errs.push(...validateFinalizerNames(obj.spec.finalizers, 'spec.finalizers'));
+    } else if (ctx.subresource === 'approval') errs.push(...(def.strategy.validateApprovalUpdate?.(obj, current) ?? []));
+    else if (ctx.subresource === 'finalize') errs.push(...validateFinalizerNames(obj.spec.finalizers, 'spec.finalizers'));
     else {
       errs.push(...validateObjectMeta(obj, { namespaced: def.namespaced, nameRule: def.strategy.nameRule }));
       errs.push(...(this.hooks.checkSchema?.(def, obj, ctx, current) ?? []));

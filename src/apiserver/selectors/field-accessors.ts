@@ -60,6 +60,10 @@ export const secretFieldAccessors: Accessors = {
   type: (o) => str(o?.type),
 };
 
+export const certificateSigningRequestFieldAccessors: Accessors = {
+  'spec.signerName': (o) => str(o?.spec?.signerName),
+};
+
 export const namespaceFieldAccessors: Accessors = {
   'status.phase': (o) => str(o?.status?.phase),
 };

@@ -119,6 +119,7 @@ export function compileFieldSelector(selector: string, supported: Readonly<Recor
 }
 
 export {
+  certificateSigningRequestFieldAccessors,
   commonFieldAccessors,
   eventFieldAccessors,
   namespaceFieldAccessors,

@@ -6,6 +6,7 @@
  */
 import { deploymentTableConvertor, daemonSetTableConvertor, replicaSetTableConvertor } from './apps-printers.ts';
 import { cronJobTableConvertor, jobTableConvertor } from './batch-printers.ts';
+import { certificateSigningRequestTableConvertor } from './certificates-printers.ts';
 import {
   configMapTableConvertor,
   endpointsTableConvertor,
@@ -47,6 +48,7 @@ export const builtinTableConvertors: Readonly<Record<string, TableConvertor>> = 
   'batch/cronjobs': cronJobTableConvertor,
   'policy/poddisruptionbudgets': podDisruptionBudgetTableConvertor,
   'coordination.k8s.io/leases': leaseTableConvertor,
+  'certificates.k8s.io/certificatesigningrequests': certificateSigningRequestTableConvertor,
   'apiextensions.k8s.io/customresourcedefinitions': createdAtTableConvertor,
   'rbac.authorization.k8s.io/roles': createdAtTableConvertor,
   'rbac.authorization.k8s.io/clusterroles': createdAtTableConvertor,

@@ -21,7 +21,18 @@ export const metaV1: MessageTable = {
     12: 'annotations: map<string>',
     13: 'ownerReferences: []OwnerReference',
     14: 'finalizers: []string',
-    17: 'managedFields: unsupported',
+    17: 'managedFields: []ManagedFieldsEntry',
+  },
+  // What a typed client sends back from a GET (`kubectl certificate approve` PUTs the whole
+  // object). FieldsV1 is `bytes Raw = 1` holding JSON, which is RawExtension's wire form.
+  ManagedFieldsEntry: {
+    1: 'manager: string',
+    2: 'operation: string',
+    3: 'apiVersion: string',
+    4: 'time: Time',
+    6: 'fieldsType: string',
+    7: 'fieldsV1: RawExtension',
+    8: 'subresource: string',
   },
   OwnerReference: {
     1: 'kind: string!',

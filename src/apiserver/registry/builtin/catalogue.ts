@@ -6,10 +6,11 @@ import type { FieldAccessor, ResourceDefinition, Strategy, Subresources } from '
 import { daemonSetStrategy, deploymentStrategy, pdbStrategy, replicaSetStrategy } from './apps-strategies.ts';
 import { cronJobStrategy, jobStrategy } from './batch-strategies.ts';
 import { configMapStrategy, endpointsStrategy, eventStrategy, namespaceStrategy, nodeStrategy, plainStrategy, podStrategy, secretStrategy, serviceStrategy } from './core-strategies.ts';
+import { certificateSigningRequestStrategy } from './certificates-strategy.ts';
 import { crdStrategy } from './crd-strategy.ts';
 import { clusterRoleBindingStrategy, clusterRoleStrategy, roleBindingStrategy, roleStrategyNamespaced } from './rbac-strategies.ts';
 import { coreEventToEventsV1, eventsV1ToCoreEvent } from './event-conversion.ts';
-import { eventFieldAccessors, namespaceFieldAccessors, nodeFieldAccessors, podFieldAccessors, replicaSetFieldAccessors, secretFieldAccessors } from '../../selectors/field-selector.ts';
+import { certificateSigningRequestFieldAccessors, eventFieldAccessors, namespaceFieldAccessors, nodeFieldAccessors, podFieldAccessors, replicaSetFieldAccessors, secretFieldAccessors } from '../../selectors/field-selector.ts';
 
 interface BuiltinSpec {
   group?: string;
@@ -90,6 +91,16 @@ export function builtinResources(): ResourceDefinition[] {
     builtin({ group: 'rbac.authorization.k8s.io', resource: 'clusterroles', kind: 'ClusterRole', namespaced: false, strategy: clusterRoleStrategy }),
     builtin({ group: 'rbac.authorization.k8s.io', resource: 'rolebindings', kind: 'RoleBinding', namespaced: true, strategy: roleBindingStrategy }),
     builtin({ group: 'rbac.authorization.k8s.io', resource: 'clusterrolebindings', kind: 'ClusterRoleBinding', namespaced: false, strategy: clusterRoleBindingStrategy }),
+    builtin({
+      group: 'certificates.k8s.io',
+      resource: 'certificatesigningrequests',
+      kind: 'CertificateSigningRequest',
+      namespaced: false,
+      shortNames: ['csr'],
+      subresources: { status: true, approval: true },
+      strategy: certificateSigningRequestStrategy,
+      fieldAccessors: certificateSigningRequestFieldAccessors,
+    }),
     ...reviewResources(),
     builtin({ group: 'apiextensions.k8s.io', resource: 'customresourcedefinitions', kind: 'CustomResourceDefinition', namespaced: false, shortNames: ['crd', 'crds'], categories: ['api-extensions'], subresources: { status: true }, strategy: crdStrategy }),
   ];
