@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { V1LabelSelector, V1OwnerReference, V1Pod, V1PodDisruptionBudget } from '@kubernetes/client-node';
 import { ApiError } from '../api/status.ts';
-import { budgetsFor, DrainError, evictionMessage, planDrain, podKey, warningLine } from './drain.ts';
+import { budgetsFor, deletionOverdue, DrainError, evictionMessage, planDrain, podKey, warningLine } from './drain.ts';
 
 const owner = (kind: string, name: string, apiVersion = kind === 'DaemonSet' || kind === 'ReplicaSet' ? 'apps/v1' : 'v1'): V1OwnerReference[] => [{ apiVersion, kind, name, uid: `uid-${name}`, controller: true }];
 
@@ -97,5 +97,17 @@ describe('evictionMessage and DrainError: the words a refused drain is reported 
     assert.equal(err.message, 'failed to drain node worker-0: Cannot evict pod openshift-ingress/router-default-x: would violate PodDisruptionBudget openshift-ingress/router-default');
     assert.equal(err.node, 'worker-0');
     assert.equal(err.blockers[0]?.budget, 'openshift-ingress/router-default');
+  });
+});
+
+describe('deletionOverdue: kubectl\'s skip-wait-for-delete rule, for nodes nobody will finish deletions on', () => {
+  it('counts a pod as gone once its deletion is more than the given seconds overdue, and only with the option set', () => {
+    const deleting = { ...pod('a', 'p'), metadata: { namespace: 'a', name: 'p', deletionTimestamp: new Date('2024-01-01T00:00:10Z') } } as V1Pod;
+    const at = (iso: string) => Date.parse(iso);
+    assert.equal(deletionOverdue(deleting, 1, at('2024-01-01T00:00:11Z')), false);
+    assert.equal(deletionOverdue(deleting, 1, at('2024-01-01T00:00:11.001Z')), true);
+    assert.equal(deletionOverdue(deleting, undefined, at('2024-01-02T00:00:00Z')), false);
+    assert.equal(deletionOverdue(deleting, 0, at('2024-01-02T00:00:00Z')), false);
+    assert.equal(deletionOverdue(pod('a', 'live'), 1, at('2024-01-02T00:00:00Z')), false);
   });
 });

@@ -40,6 +40,12 @@ export interface DrainOptions {
   readonly deletePollMs?: number;
   /** The evicted pods' grace period; their own when unset (kubectl's -1). */
   readonly gracePeriodSeconds?: number;
+  /**
+   * Count a pod as gone once its deletion is this many seconds overdue, as kubectl's
+   * `--skip-wait-for-delete-timeout`: on a node whose kubelet is unreachable nothing will ever
+   * finish the deletion (the Machine API's drain sets it for such nodes). Unset: wait for them.
+   */
+  readonly skipWaitForDeleteTimeoutSeconds?: number;
   readonly clock?: Clock;
   readonly signal?: AbortSignal;
   readonly log?: DrainLog;
@@ -96,6 +102,13 @@ export interface DrainPlan {
 export const podKey = (p: V1Pod): string => `${p.metadata?.namespace}/${p.metadata?.name}`;
 
 const isFinished = (p: V1Pod): boolean => p.status?.phase === 'Succeeded' || p.status?.phase === 'Failed';
+
+/** Whether the pod's deletion is more than `skipSeconds` overdue at `wallNowMs` (kubectl's skip-wait-for-delete rule). */
+export function deletionOverdue(p: V1Pod, skipSeconds: number | undefined, wallNowMs: number): boolean {
+  const at = p.metadata?.deletionTimestamp;
+  if (!skipSeconds || skipSeconds <= 0 || at === undefined) return false;
+  return wallNowMs - new Date(at).getTime() > skipSeconds * 1000;
+}
 
 /** The pod's DaemonSet as `namespace/name`, when a DaemonSet controls it. */
 export function daemonSetOf(p: V1Pod): string | undefined {
@@ -219,12 +232,13 @@ export async function drainNode(client: ApiClient, nodeName: string, o: DrainOpt
   const log = o.log;
 
   await cordonNode(client, nodeName);
-  const pods = await podsOn(client, nodeName, signal);
+  const skip = o.skipWaitForDeleteTimeoutSeconds;
+  const pods = (await podsOn(client, nodeName, signal)).filter((p) => !deletionOverdue(p, skip, clock.wallNow()));
   const plan = planDrain(pods, await existingDaemonSets(client, pods));
   const warning = warningLine(plan.warnings);
   if (warning) log?.error(warning);
 
-  const step = { client, clock, signal, deadline, timeoutMs, log, retryIntervalMs: o.retryIntervalMs ?? 5000, deletePollMs: o.deletePollMs ?? 1000, gracePeriodSeconds: o.gracePeriodSeconds };
+  const step = { client, clock, signal, deadline, timeoutMs, log, retryIntervalMs: o.retryIntervalMs ?? 5000, deletePollMs: o.deletePollMs ?? 1000, gracePeriodSeconds: o.gracePeriodSeconds, skipWaitForDeleteTimeoutSeconds: skip };
   // In parallel, as the helper runs one goroutine per pod: one budget in the way must not hold back the rest.
   const outcomes = await Promise.all(plan.evict.map((pod) => evictAndWait(pod, step)));
   const failed = outcomes.filter((r) => r.failure !== undefined);
@@ -246,6 +260,7 @@ interface Step {
   readonly retryIntervalMs: number;
   readonly deletePollMs: number;
   readonly gracePeriodSeconds?: number;
+  readonly skipWaitForDeleteTimeoutSeconds?: number;
   readonly log?: DrainLog;
 }
 
@@ -295,7 +310,7 @@ async function evictAndWait(pod: V1Pod, s: Step): Promise<PodOutcome> {
   for (;;) {
     try {
       const current = await s.client.get<V1Pod>(resources.pods, ns, name, { signal: s.signal });
-      if (current.metadata?.uid !== pod.metadata?.uid) break;
+      if (current.metadata?.uid !== pod.metadata?.uid || deletionOverdue(current, s.skipWaitForDeleteTimeoutSeconds, s.clock.wallNow())) break;
     } catch (err) {
       if (isNotFound(err)) break;
       if (s.signal.aborted) return { pod, failure: { message: `pod ${key} was evicted; drain aborted before it was gone` } };
