@@ -27,7 +27,6 @@ import { startTestServer, type TestServer } from '../../support/server.ts';
 const NS = 'openshift-machine-api';
 const CLUSTER = 'test-cluster-x7k2p';
 const IGNITION = JSON.stringify({ ignition: { version: '3.4.0' }, storage: { files: [{ path: '/etc/provider-test', contents: { source: 'data:,hello' } }] } });
-const signal = new AbortController().signal;
 
 function machine(name: string, value: Record<string, unknown> = providerSpecFor({ instanceType: 's.small', zone: 'local-b' }), providerID?: string): Machine {
   return {
@@ -82,7 +81,7 @@ describe('Shipyard machine provider (real cloud)', () => {
 
   it('launches an instance named and tagged after the Machine, booting the user data of its Secret', async () => {
     const m = machine('worker-a');
-    const update = await provider.create(m, signal);
+    const update = await provider.create(m);
     const [instance] = cloud.list({ name: 'worker-a' });
     assert.ok(instance, 'an instance named after the Machine');
     assert.equal(instance.type, 's.small');
@@ -103,71 +102,71 @@ describe('Shipyard machine provider (real cloud)', () => {
       annotations: { [machineAnnotations.instanceState]: 'pending' },
     });
     await cloud.settled(instance.id);
-    const later = await provider.update(withProviderID(m, instance.providerID), signal);
+    const later = await provider.update(withProviderID(m, instance.providerID));
     assert.equal(later.annotations?.[machineAnnotations.instanceState], 'running');
     assert.equal((later.providerStatus as { instanceState: string }).instanceState, 'running');
   });
 
   it('finds by tag an instance whose providerID was never written, and never launches a second', async () => {
     const m = machine('worker-b');
-    assert.equal(await provider.exists(m, signal), false);
-    const first = await provider.create(m, signal);
+    assert.equal(await provider.exists(m), false);
+    const first = await provider.create(m);
     // The status write was lost: the Machine still has no providerID.
-    assert.equal(await provider.exists(m, signal), true);
-    const again = await provider.create(m, signal);
+    assert.equal(await provider.exists(m), true);
+    const again = await provider.create(m);
     assert.equal(again.providerID, first.providerID);
     assert.equal(cloud.list({ name: 'worker-b' }).length, 1);
-    assert.equal((await provider.update(m, signal)).providerID, first.providerID);
+    assert.equal((await provider.update(m)).providerID, first.providerID);
   });
 
   it('finds an instance the installer launched (no tags) by its providerID, and terminates it', async () => {
     const launched = await cloud.runInstance({ name: 'master-9', type: 's.small', zone: 'local-a' });
     await cloud.settled(launched.id);
     const m = machine('master-9', providerSpecFor({ instanceType: 's.small', zone: 'local-a' }), launched.providerID);
-    assert.equal(await provider.exists(m, signal), true);
-    assert.equal((await provider.update(m, signal)).providerID, launched.providerID);
-    await rejectsWith(provider.delete(m, signal), RequeueAfterError, (e) => assert.equal(e.requeueAfterMs, 1234));
+    assert.equal(await provider.exists(m), true);
+    assert.equal((await provider.update(m)).providerID, launched.providerID);
+    await rejectsWith(provider.delete(m), RequeueAfterError, (e) => assert.equal(e.requeueAfterMs, 1234));
     await cloud.settled(launched.id);
-    await provider.delete(m, signal);
+    await provider.delete(m);
     assert.equal(cloud.get(launched.id)?.state, 'terminated');
-    assert.equal(await provider.exists(m, signal), false);
+    assert.equal(await provider.exists(m), false);
   });
 
   it('refuses an invalid providerSpec before launching anything, naming the field', async () => {
     const m = machine('worker-bad', providerSpecFor({ instanceType: 'x.huge' }));
-    await rejectsWith(provider.create(m, signal), MachineError, (e) => {
+    await rejectsWith(provider.create(m), MachineError, (e) => {
       assert.equal(e.reason, 'InvalidConfiguration');
       assert.equal(e.field, 'spec.providerSpec.value.instanceType');
       assert.match(e.message, /^spec\.providerSpec\.value\.instanceType: Unsupported value: "x\.huge": supported values: "s\.small", "s\.medium", "s\.large", "s\.xlarge", "m6i\.large"/);
     });
     const zone = machine('worker-bad', providerSpecFor({ instanceType: 's.small', zone: 'mars-1' }));
-    await rejectsWith(provider.create(zone, signal), MachineError, (e) => assert.equal(e.message, 'spec.providerSpec.value.zone: Unsupported value: "mars-1": supported values: "local-a", "local-b", "local-c"'));
+    await rejectsWith(provider.create(zone), MachineError, (e) => assert.equal(e.message, 'spec.providerSpec.value.zone: Unsupported value: "mars-1": supported values: "local-a", "local-b", "local-c"'));
     assert.equal(cloud.list({ name: 'worker-bad' }).length, 0);
     // Deleting it needs nothing of the spec but the credentials: done at once.
-    await provider.delete(m, signal);
+    await provider.delete(m);
   });
 
   it('deletes: terminates, then reports done only once the instance is terminated', async () => {
     const m = machine('worker-c');
-    const { providerID } = await provider.create(m, signal);
+    const { providerID } = await provider.create(m);
     const written = withProviderID(m, providerID!);
-    await rejectsWith(provider.delete(written, signal), RequeueAfterError, (e) => assert.match(e.message, /is being terminated/));
+    await rejectsWith(provider.delete(written), RequeueAfterError, (e) => assert.match(e.message, /is being terminated/));
     const [instance] = cloud.list({ name: 'worker-c' });
     assert.ok(instance?.state === 'shutting-down' || instance?.state === 'terminated');
     await cloud.settled(instance.id);
-    await provider.delete(written, signal);
-    assert.equal(await provider.exists(written, signal), false);
-    assert.equal(await provider.exists(m, signal), false, 'by tag too: a terminated instance does not count');
+    await provider.delete(written);
+    assert.equal(await provider.exists(written), false);
+    assert.equal(await provider.exists(m), false, 'by tag too: a terminated instance does not count');
   });
 
   it('a missing Secret is an error to retry, naming it, not an invalid Machine', async () => {
     const m = machine('worker-d', providerSpecFor({ instanceType: 's.small', userDataSecret: 'no-such-user-data' }));
-    await rejectsWith(provider.create(m, signal), MachineError, (e) => {
+    await rejectsWith(provider.create(m), MachineError, (e) => {
       assert.equal(e.reason, 'CreateError');
       assert.match(e.message, /Secret openshift-machine-api\/no-such-user-data \(spec\.providerSpec\.value\.userDataSecret\.name\) not found/);
     });
     const creds = machine('worker-d', providerSpecFor({ instanceType: 's.small', credentialsSecret: 'nope' }));
-    await rejectsWith(provider.exists(creds, signal), MachineError, (e) => assert.match(e.message, /Secret openshift-machine-api\/nope/));
+    await rejectsWith(provider.exists(creds), MachineError, (e) => assert.match(e.message, /Secret openshift-machine-api\/nope/));
     assert.equal(cloud.list({ name: 'worker-d' }).length, 0);
   });
 
@@ -176,7 +175,7 @@ describe('Shipyard machine provider (real cloud)', () => {
     await closed.close();
     await client.create(resources.secrets, cloudCredentialsSecret(NS, { url: closed.url, token: 'provider-test-token' }, 'gone-cloud'));
     const m = machine('worker-e', providerSpecFor({ instanceType: 's.small', credentialsSecret: 'gone-cloud' }));
-    await rejectsWith(provider.create(m, signal), RequeueAfterError, (e) => assert.equal(e.requeueAfterMs, 1234));
-    await rejectsWith(provider.exists(m, signal), RequeueAfterError, () => {});
+    await rejectsWith(provider.create(m), RequeueAfterError, (e) => assert.equal(e.requeueAfterMs, 1234));
+    await rejectsWith(provider.exists(m), RequeueAfterError, () => {});
   });
 });
