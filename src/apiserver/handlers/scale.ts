@@ -48,8 +48,12 @@ export function scaleOf(obj: KubeObject, mapping: ScaleMapping, builtin: boolean
   };
 }
 
-function replicasOf(scale: unknown): number {
-  const r = (scale as KubeObject | null)?.spec?.replicas;
+/**
+ * The replicas a Scale asks for. Absent means 0: Go clients omit a zero `replicas` (omitempty),
+ * so `kubectl scale --current-replicas=N --replicas=0`, which PUTs the Scale, sends none.
+ */
+export function replicasOf(scale: unknown): number {
+  const r = (scale as KubeObject | null)?.spec?.replicas ?? 0;
   if (!Number.isInteger(r) || r < 0) {
     throw errors.invalid('Scale', 'autoscaling', (scale as KubeObject | null)?.metadata?.name ?? '', [
       { type: 'FieldValueInvalid', field: 'spec.replicas', message: `spec.replicas: Invalid value: ${JSON.stringify(r)}: must be greater than or equal to 0` },
