@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import { machineAPICRDs } from '../../api/machine/index.ts';
 import { machineConfigurationCRDs } from '../../api/machineconfiguration/index.ts';
 import { definitionsOf } from '../controllers/crd-controller.ts';
 import { validateCustomResourceDefinition } from '../crd/crd-validation.ts';
@@ -29,6 +30,18 @@ describe('kind validators', () => {
     assert.equal(mc!.strategy.validateStatusUpdate, undefined);
     assert.equal(pool!.strategy.validate, undefined, 'kinds without a validator keep the plain custom resource strategy');
     assert.equal(mc!.strategy.tracksGeneration, true);
+  });
+
+  it('every Machine API CRD is a valid CRD; MachineSet has a validator that checks its selector against the template on create and update', () => {
+    for (const crd of machineAPICRDs()) assert.deepEqual(validateCustomResourceDefinition(crd as unknown as CustomResourceDefinition), [], crd.metadata.name);
+    const defs = machineAPICRDs().map((c) => definitionsOf({ ...structuredClone(c), metadata: { ...c.metadata, uid: 'u' } } as unknown as KubeObject)[0]!);
+    const set = defs.find((d) => d.kind === 'MachineSet')!;
+    const machineSet = (tier: string): KubeObject => ({ metadata: { name: 'ms' }, spec: { selector: { matchLabels: { tier: 'gold' } }, template: { metadata: { labels: { tier } } } } });
+    assert.deepEqual(set.strategy.validate!(machineSet('silver')).map((e) => e.field), ['spec.template.metadata.labels']);
+    assert.deepEqual(set.strategy.validate!(machineSet('gold')), []);
+    assert.deepEqual(set.strategy.validateUpdate!(machineSet('silver'), machineSet('gold')).map((e) => e.field), ['spec.template.metadata.labels']);
+    assert.deepEqual(set.subresources.scale, { specReplicasPath: '.spec.replicas', statusReplicasPath: '.status.replicas', labelSelectorPath: '.status.labelSelector' });
+    for (const d of defs.filter((x) => x.kind !== 'MachineSet')) assert.equal(d.strategy.validate, undefined, `${d.group} ${d.kind}`);
   });
 
   it('keeps the base strategy\'s own checks first', () => {
