@@ -57,6 +57,12 @@ describe('validateMachineSet', () => {
     assert.deepEqual(noValues.map((e) => e.field), ['spec.selector.matchExpressions[0].values']);
   });
 
+  it('does not check again an update that keeps the selector and the template\'s labels', () => {
+    const stored = set({ matchLabels: { tier: 'silver' } });
+    assert.deepEqual(messages(stored, stored), [], 'a set stored before these checks can still be scaled or finalized');
+    assert.deepEqual(messages(set({ matchLabels: { tier: 'silver' } }, { tier: 'bronze' }), stored), [mismatch({ tier: 'bronze' })]);
+  });
+
   it('refuses a change of selector on update, as OpenShift\'s webhook does, and takes any other change', () => {
     const old = set({ matchLabels: { tier: 'gold' } });
     assert.deepEqual(messages(set({ matchLabels: { tier: 'gold', 'machine.openshift.io/cluster-api-cluster': 'c' } }), old), ['spec.selector: Forbidden: selector is immutable']);

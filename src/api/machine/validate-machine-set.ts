@@ -18,14 +18,20 @@ export interface MachineSetLike {
   spec?: { selector?: LabelSelector; template?: { metadata?: { labels?: Record<string, string> } } };
 }
 
+/**
+ * The field errors of a MachineSet being created (`old` undefined) or updated. An update that
+ * leaves the selector and the template's labels as they were is not checked again, so a set
+ * stored before these checks can still be scaled, relabelled or finalized.
+ */
 export function validateMachineSet(obj: MachineSetLike, old?: MachineSetLike): FieldError[] {
   const selector = obj.spec?.selector;
+  const labels = obj.spec?.template?.metadata?.labels ?? {};
+  if (old && isDeepStrictEqual(selector ?? {}, old.spec?.selector ?? {}) && isDeepStrictEqual(labels, old.spec?.template?.metadata?.labels ?? {})) return [];
   const errs: FieldError[] = [];
   if (old && !isDeepStrictEqual(selector ?? {}, old.spec?.selector ?? {})) errs.push(fieldError.forbidden('spec.selector', 'selector is immutable'));
   if (!selector || isEmptySelector(selector)) return [...errs, fieldError.invalid('spec.selector', selector ?? {}, 'empty selector is not valid for MachineSet.')];
   const converted = labelSelectorRequirements(selector, 'spec.selector');
   if (converted.kind === 'invalid') return [...errs, { type: 'FieldValueInvalid', field: fieldOf(converted.error), message: converted.error }];
-  const labels = obj.spec?.template?.metadata?.labels ?? {};
   if (converted.kind === 'requirements' && !matchesRequirements(converted.requirements, labels)) {
     errs.push(fieldError.invalid('spec.template.metadata.labels', labels, '`selector` does not match template `labels`'));
   }
