@@ -1,8 +1,12 @@
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { parse as parseYaml } from 'yaml';
 import { decodeDataUrl, parse } from '../../api/ignition/index.ts';
+import { runFirstBoot } from '../../cloud/first-boot.ts';
+import { readKubeletUnit } from '../../node/kubelet/kubelet-unit.ts';
 import type { LoadedPayload } from '../../release/payload.ts';
 import { nodeIgnition, releaseImages, renderMachineConfigBootstrap } from './machine-config.ts';
 
@@ -51,5 +55,26 @@ describe('shipyard up: the nodes\' first configs', () => {
     assert.equal(text('/etc/kubernetes/ca.crt'), CA);
     assert.equal(text('/etc/kubernetes/manifests/kube-scheduler-pod.yaml'), 'kind: Pod');
     assert.ok(!nodeIgnition(boot, 'worker').includes('kube-scheduler'), 'a worker gets no static pods');
+  });
+
+  it('a node booted from its pool\'s config has the kubelet unit its kubelet takes its role labels and taints from', async (t) => {
+    const boot = renderMachineConfigBootstrap({ payload: payload(), rootCAPem: CA, serviceCIDR: '127.64.0.0/16' });
+    const roots = { master: mkdtempSync(join(tmpdir(), 'shipyard-boot-master-')), worker: mkdtempSync(join(tmpdir(), 'shipyard-boot-worker-')) };
+    t.after(() => Object.values(roots).forEach((r) => rmSync(r, { recursive: true, force: true })));
+    for (const pool of ['master', 'worker'] as const) await runFirstBoot(nodeIgnition(boot, pool), roots[pool]);
+    assert.deepEqual(readKubeletUnit(roots.master), {
+      state: 'found',
+      files: ['/etc/systemd/system/kubelet.service'],
+      labels: { 'node-role.kubernetes.io/master': '', 'node-role.kubernetes.io/control-plane': '', 'node.openshift.io/os_id': 'rhcos' },
+      taints: [{ key: 'node-role.kubernetes.io/master', effect: 'NoSchedule' }],
+      problems: [],
+    });
+    assert.deepEqual(readKubeletUnit(roots.worker), {
+      state: 'found',
+      files: ['/etc/systemd/system/kubelet.service'],
+      labels: { 'node-role.kubernetes.io/worker': '', 'node.openshift.io/os_id': 'rhcos' },
+      taints: [],
+      problems: [],
+    });
   });
 });

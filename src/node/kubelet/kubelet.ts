@@ -19,6 +19,7 @@ import type { EventSink } from '../../runtime/context.ts';
 import { resources } from '../../runtime/resources.ts';
 import type { ContainerRuntime } from '../container-runtime.ts';
 import { defaultKubeletConfig, readKubeletConfig, type KubeletConfig } from './kubelet-config.ts';
+import { kubeletUnitName, readKubeletUnit } from './kubelet-unit.ts';
 import { newNode, nodeLabels, nodeStatus, type NodeIdentity } from './node-object.ts';
 import { PodIpAllocator } from './pod-ip.ts';
 import { PodWorker, type WorkerHost } from './pod-worker.ts';
@@ -57,8 +58,21 @@ export const defaultTimings: KubeletTimings = {
   bootDelayMs: 3_000,
 };
 
-export interface KubeletOptions extends Omit<NodeIdentity, 'kubeletPort' | 'taints'> {
+export interface KubeletOptions extends Omit<NodeIdentity, 'kubeletPort' | 'taints' | 'roles'> {
   readonly nodeDir: string;
+  /**
+   * Roles (`node-role.kubernetes.io/<role>` labels) given by the host, for nodes with no root
+   * to read a unit from (simulated nodes). A booted node's roles come from its kubelet unit's
+   * `--node-labels` (kubelet-unit.ts), as a real kubelet's come from its flags.
+   */
+  readonly roles?: readonly string[];
+  /**
+   * Keys of the unit's `--register-with-taints` taints to leave off at registration. OpenShift
+   * registers every master with the master NoSchedule taint, and its machine-config node
+   * controller removes it when the Scheduler config makes masters schedulable; a datacenter
+   * that knows the same from its shape drops it here instead.
+   */
+  readonly omitRegisterTaints?: readonly string[];
   readonly client: ApiClient;
   /**
    * Lease renewals and node status go through this client when given, as kube's kubelet sends
@@ -115,7 +129,8 @@ export class Kubelet {
   readonly nodeName: string;
   private readonly o: KubeletOptions;
   private readonly t: KubeletTimings;
-  private readonly identity: NodeIdentity;
+  /** Who the node is: the host's facts, and the labels and taints of the kubelet unit read at the last start. */
+  private identity: NodeIdentity;
   private config: KubeletConfig = defaultKubeletConfig;
   private readonly workers = new Map<string, PodWorker>();
   private readonly statics = new Map<string, StaticEntry>();
@@ -149,7 +164,7 @@ export class Kubelet {
     this.o = o;
     this.nodeName = o.nodeName;
     this.t = { ...defaultTimings, ...(o.timings ?? {}) };
-    this.identity = { ...o, taints: o.taints ?? [], kubeletPort: o.kubeletPort ?? 10250 };
+    this.identity = { ...o, roles: o.roles ?? [], taints: o.taints ?? [], kubeletPort: o.kubeletPort ?? 10250 };
     this.ipam = new PodIpAllocator(o.nodeDir);
     this.leases = o.leases ?? new LeaseRenewals(this.heartbeats, o.onHeartbeat);
     this.rebootRequests = new RebootWatcher({
@@ -188,6 +203,37 @@ export class Kubelet {
     return { apiVersion: 'v1', kind: 'Node', metadata: { name: this.nodeName, uid: this.o.currentNode()?.metadata?.uid } };
   }
 
+  /**
+   * The labels and registration taints of the kubelet unit (its `--node-labels` and
+   * `--register-with-taints`), read at every start as a kubelet gets its flags when it starts.
+   * The host's own labels and taints stay; the unit's labels win over the host's.
+   */
+  private loadUnit(): void {
+    const unit = readKubeletUnit(join(this.o.nodeDir, 'root'));
+    if (unit.state !== 'found') {
+      this.o.logger.info({ node: this.nodeName, unit: unit.files[0] }, `no ${kubeletUnitName} in the node root (${unit.state}): the Node has no role labels or registration taints from it`);
+    }
+    for (const problem of unit.problems) this.o.logger.warn({ node: this.nodeName, unit: unit.files }, `${kubeletUnitName}: ${problem}`);
+    const omit = new Set(this.o.omitRegisterTaints ?? []);
+    this.identity = {
+      ...this.identity,
+      labels: { ...(this.o.labels ?? {}), ...unit.labels },
+      taints: [...(this.o.taints ?? []), ...unit.taints.filter((t) => !omit.has(t.key))],
+    };
+  }
+
+  /**
+   * A kubelet that starts again on a registered Node (a restart or a reboot) puts its labels
+   * back, as one re-registering does; taints are the registration's only, so those others
+   * changed since (an operator, `kubectl taint`) stay as they are.
+   */
+  private async applyLabels(): Promise<void> {
+    const want = nodeLabels(this.identity);
+    const have = this.o.currentNode()?.metadata?.labels ?? {};
+    if (Object.entries(want).every(([k, v]) => have[k] === v)) return;
+    await this.o.client.patch<V1Node>(resources.nodes, undefined, this.nodeName, { metadata: { labels: want } });
+  }
+
   private loadConfig(): void {
     try {
       this.config = readKubeletConfig(this.configPath);
@@ -208,12 +254,14 @@ export class Kubelet {
     this.running = true;
     if (!this.booted) this.boot();
     this.loadConfig();
+    this.loadUnit();
     this.ready = { ok: true, reason: 'KubeletReady', message: 'kubelet is posting ready status' };
     const jitter = (ms: number): number => Math.floor(ms * (0.5 + Math.random() * 0.5));
     this.every(this.t.staticPodPollMs, () => this.syncStaticPods(), 0);
     // After a reboot the Node must show the re-read configuration (and Ready) at once.
     if (this.registered) {
       void this.postStatus().catch(() => {});
+      void this.applyLabels().catch((err: unknown) => this.o.logger.warn({ node: this.nodeName, err: (err as Error).message }, 'cannot put the node labels back'));
       this.renewLeases();
     } else void this.register();
     this.every(this.t.statusCheckMs, () => this.checkStatus(), jitter(this.t.statusCheckMs));

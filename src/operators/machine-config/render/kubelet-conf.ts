@@ -6,7 +6,8 @@
  * minutes), plus the settings OpenShift fixes for every node and forbids a KubeletConfig to
  * change (cgroup driver, cluster DNS and domain, static pod directory). `systemReserved` stays in
  * this file: OpenShift moves it to a node-sizing environment file, but Shipyard's kubelet reads it
- * here. Masters and workers get the same file; a master's taint comes from its registration.
+ * here. Masters and workers get the same file; a master's role and taint come from the flags of
+ * its kubelet unit (`kubelet-unit.ts`).
  */
 import { stringify } from 'yaml';
 import type { IgnitionFile } from '../../../api/ignition/index.ts';

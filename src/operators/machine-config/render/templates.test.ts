@@ -48,6 +48,32 @@ describe('the template controller\'s MachineConfigs', () => {
     assert.equal(parse(renderedFile(byName(noDns, '01-worker-kubelet'), '/etc/kubernetes/kubelet.conf')!.text).clusterDNS, undefined);
   });
 
+  it('carry the kubelet unit in 01-<role>-kubelet: its kubeconfigs, and the role\'s labels (and a master\'s taint) as flags', () => {
+    const configs = renderTemplates({ controllerConfig: controllerConfig(), controllerVersion });
+    const unitOf = (name: string) => ignitionOf(byName(configs, name)).systemd?.units ?? [];
+    for (const name of ['00-master', '99-master-ssh', '00-worker', '99-worker-ssh']) assert.deepEqual(unitOf(name), [], `${name} has no units`);
+    const master = unitOf('01-master-kubelet');
+    const worker = unitOf('01-worker-kubelet');
+    assert.deepEqual([master.map((u) => [u.name, u.enabled]), worker.map((u) => [u.name, u.enabled])], [[['kubelet.service', true]], [['kubelet.service', true]]]);
+    const execStart = (contents: string | undefined) => /^ExecStart=([\s\S]*?[^\\])\n/m.exec(contents ?? '')?.[1]?.split(/\s*\\\n\s*/);
+    assert.deepEqual(execStart(master[0]!.contents), [
+      '/usr/bin/kubelet',
+      '--config=/etc/kubernetes/kubelet.conf',
+      '--bootstrap-kubeconfig=/etc/kubernetes/kubeconfig',
+      '--kubeconfig=/var/lib/kubelet/kubeconfig',
+      '--node-labels=node-role.kubernetes.io/master,node-role.kubernetes.io/control-plane,node.openshift.io/os_id=rhcos',
+      '--register-with-taints=node-role.kubernetes.io/master=:NoSchedule',
+    ]);
+    assert.deepEqual(execStart(worker[0]!.contents), [
+      '/usr/bin/kubelet',
+      '--config=/etc/kubernetes/kubelet.conf',
+      '--bootstrap-kubeconfig=/etc/kubernetes/kubeconfig',
+      '--kubeconfig=/var/lib/kubelet/kubeconfig',
+      '--node-labels=node-role.kubernetes.io/worker,node.openshift.io/os_id=rhcos',
+    ]);
+    assert.match(worker[0]!.contents!, /\nRestart=always\nRestartSec=10\n\n\[Install\]\nWantedBy=multi-user\.target\n$/);
+  });
+
   it('own neither a node\'s kubeconfig nor the control plane\'s static pods', () => {
     const configs = renderTemplates({ controllerConfig: controllerConfig({ rootCAData: Buffer.from(ca).toString('base64') }), controllerVersion, pullSecret: '{"auths":{}}', sshAuthorizedKeys: ['ssh-ed25519 AAAA user@host'] });
     const paths = configs.flatMap((mc) => (ignitionOf(mc).storage?.files ?? []).map((f) => f.path));

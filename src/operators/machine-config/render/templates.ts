@@ -4,7 +4,8 @@
  *
  * - `00-<role>`: the cluster's CA bundle (`/etc/kubernetes/ca.crt`) and the pull secret
  *   (`/var/lib/kubelet/config.json`), when the operator has them;
- * - `01-<role>-kubelet`: the kubelet's configuration (`kubelet-conf.ts`);
+ * - `01-<role>-kubelet`: the kubelet's configuration (`kubelet-conf.ts`) and its systemd unit,
+ *   whose flags give the node its role labels and a master its taint (`kubelet-unit.ts`);
  * - `99-<role>-ssh`: user `core`'s authorized keys (written by openshift-install in OpenShift;
  *   here the template controller owns them too, from the key `shipyard up` was given).
  *
@@ -24,6 +25,7 @@ import { ControllerConfig, MachineConfig, machineConfigAnnotations, roleLabel } 
 import type { DeepReadonly } from '../../../runtime/readonly.ts';
 import { textFile } from './ignition-file.ts';
 import { kubeletConfFile, kubeletConfiguration } from './kubelet-conf.ts';
+import { kubeletUnit } from './kubelet-unit.ts';
 
 export const templateRoles = ['master', 'worker'] as const;
 export type TemplateRole = (typeof templateRoles)[number];
@@ -58,7 +60,7 @@ export function renderRoleTemplates(role: TemplateRole, input: TemplateInput): M
   const keys = input.sshAuthorizedKeys ?? [];
   return [
     machineConfig(base, role, input, baseFiles.length > 0 ? { storage: { files: baseFiles } } : {}),
-    machineConfig(kubelet, role, input, { storage: { files: [kubeletConfFile(kubeletConfiguration(input.controllerConfig))] } }),
+    machineConfig(kubelet, role, input, { storage: { files: [kubeletConfFile(kubeletConfiguration(input.controllerConfig))] }, systemd: { units: [kubeletUnit(role)] } }),
     machineConfig(ssh, role, input, { passwd: { users: [{ name: 'core', ...(keys.length > 0 ? { sshAuthorizedKeys: [...keys] } : {}) }] } }),
   ];
 }
