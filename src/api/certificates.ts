@@ -101,30 +101,35 @@ export interface CertificateSigningRequest {
   };
 }
 
-function hasTrue(csr: Pick<CertificateSigningRequest, 'status'>, type: CsrConditionType): boolean {
+/** What the condition helpers read: any typed or untyped view of a request's status. */
+export interface CsrStatusView {
+  readonly status?: { readonly conditions?: readonly { readonly type: string; readonly status: string }[]; readonly certificate?: string };
+}
+
+function hasTrue(csr: CsrStatusView, type: CsrConditionType): boolean {
   return (csr.status?.conditions ?? []).some((c) => c.type === type && c.status === 'True');
 }
 
 /** Approved and not Denied, as kube's IsCertificateRequestApproved. */
-export function isApproved(csr: Pick<CertificateSigningRequest, 'status'>): boolean {
+export function isApproved(csr: CsrStatusView): boolean {
   return hasTrue(csr, 'Approved') && !hasTrue(csr, 'Denied');
 }
 
-export function isDenied(csr: Pick<CertificateSigningRequest, 'status'>): boolean {
+export function isDenied(csr: CsrStatusView): boolean {
   return hasTrue(csr, 'Denied');
 }
 
-export function hasFailed(csr: Pick<CertificateSigningRequest, 'status'>): boolean {
+export function hasFailed(csr: CsrStatusView): boolean {
   return hasTrue(csr, 'Failed');
 }
 
 /** Neither approved nor denied yet. */
-export function isPending(csr: Pick<CertificateSigningRequest, 'status'>): boolean {
+export function isPending(csr: CsrStatusView): boolean {
   return !(csr.status?.conditions ?? []).some((c) => c.type === 'Approved' || c.type === 'Denied');
 }
 
 /** The CONDITION column of `kubectl get csr`: `Pending`, `Approved,Issued`, `Denied`, `Approved,Failed`. */
-export function csrConditionText(csr: Pick<CertificateSigningRequest, 'status'>): string {
+export function csrConditionText(csr: CsrStatusView): string {
   const types = new Set((csr.status?.conditions ?? []).map((c) => c.type));
   let text = types.has('Denied') ? 'Denied' : types.has('Approved') ? 'Approved' : 'Pending';
   if (types.has('Failed')) text += ',Failed';
@@ -133,8 +138,8 @@ export function csrConditionText(csr: Pick<CertificateSigningRequest, 'status'>)
 }
 
 /** The request's PEM, decoded from `spec.request` (base64). */
-export function requestPem(csr: Pick<CertificateSigningRequest, 'spec'>): Buffer {
-  return Buffer.from(csr.spec.request ?? '', 'base64');
+export function requestPem(csr: { readonly spec?: { readonly request?: string } }): Buffer {
+  return Buffer.from(csr.spec?.request ?? '', 'base64');
 }
 
 const kubeletClientUsages: readonly (readonly string[])[] = [

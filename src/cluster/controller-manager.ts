@@ -13,6 +13,8 @@ import { clusterCaPem, loadKubeConfig } from '../runtime/kubeconfig.ts';
 import { startManager } from '../runtime/manager.ts';
 import { createClusterRoleAggregationController } from './clusterroleaggregation/controller.ts';
 import { createCronJobController } from './cronjob/controller.ts';
+import { createCsrCleaner } from './csrsigning/cleaner.ts';
+import { createCsrSigningController } from './csrsigning/controller.ts';
 import { createDaemonSetController } from './daemonset/controller.ts';
 import { createDeploymentController } from './deployment/controller.ts';
 import { createDisruptionController } from './disruption/controller.ts';
@@ -33,6 +35,8 @@ export interface ControllerManagerSettings {
   nodeCIDRMaskSize: number;
   /** The CA published as `kube-root-ca.crt` in every namespace; without one, nothing is published. */
   rootCaCertPem?: string;
+  /** The CA csrsigning issues with, and its longest certificate; without one, nothing is signed. */
+  clusterSigning?: { readonly ca: { readonly certPem: string; readonly keyPem: string }; readonly maxDurationMs: number };
 }
 
 /** Every controller of the controller-manager, built over one context (tests use this too). */
@@ -52,6 +56,8 @@ export function controllerManagerControllers(ctx: ControllerContext, s: Controll
     createServiceAccountController(ctx),
     createClusterRoleAggregationController(ctx),
     ...(s.rootCaCertPem ? [createRootCaCertPublisher(ctx, { caCertPem: s.rootCaCertPem })] : []),
+    ...(s.clusterSigning ? [createCsrSigningController(ctx, s.clusterSigning)] : []),
+    createCsrCleaner(ctx),
   ].flat();
 }
 
@@ -62,6 +68,9 @@ export async function start(ctx: ComponentContext): Promise<void> {
     'cluster-cidr': { type: 'string', default: '127.128.0.0/9' },
     'node-cidr-mask-size': { type: 'string', default: '24' },
     'root-ca-file': { type: 'string' },
+    'cluster-signing-cert-file': { type: 'string' },
+    'cluster-signing-key-file': { type: 'string' },
+    'cluster-signing-duration': { type: 'string', default: '8760h' },
   });
   const settings: ControllerManagerSettings = {
     nodeMonitorGracePeriodMs: parseDuration(String(values['node-monitor-grace-period'])),
@@ -73,6 +82,13 @@ export async function start(ctx: ComponentContext): Promise<void> {
   const rootCaFile = values['root-ca-file'] as string | undefined;
   // As kube-controller-manager: --root-ca-file, else the CA this process itself trusts the API server by.
   settings.rootCaCertPem = rootCaFile ? readFileSync(rootCaFile, 'utf8') : clusterCaPem(kubeConfig);
+  const signingCert = values['cluster-signing-cert-file'] as string | undefined;
+  const signingKey = values['cluster-signing-key-file'] as string | undefined;
+  if (!signingCert !== !signingKey) throw new Error('kube-controller-manager: --cluster-signing-cert-file and --cluster-signing-key-file go together');
+  if (signingCert && signingKey) {
+    const maxDurationMs = parseDuration(String(values['cluster-signing-duration']));
+    settings.clusterSigning = { ca: { certPem: readFileSync(signingCert, 'utf8'), keyPem: readFileSync(signingKey, 'utf8') }, maxDurationMs };
+  }
   const manager = startManager({
     component: 'kube-controller-manager',
     kubeConfig,

@@ -66,6 +66,7 @@ export const resources = {
   leases: grouped('coordination.k8s.io', 'v1', 'leases', 'Lease'),
   clusterRoles: grouped('rbac.authorization.k8s.io', 'v1', 'clusterroles', 'ClusterRole', false),
   customResourceDefinitions: grouped('apiextensions.k8s.io', 'v1', 'customresourcedefinitions', 'CustomResourceDefinition', false),
+  certificateSigningRequests: grouped('certificates.k8s.io', 'v1', 'certificatesigningrequests', 'CertificateSigningRequest', false),
   // OpenShift's config kinds are declared once, as CRDs, in api/config/.
   clusterVersions: refOf(ClusterVersion),
   clusterOperators: refOf(ClusterOperator),

@@ -300,7 +300,24 @@ describe('errors', () => {
 
   it('known fields this decoder does not read are refused, not dropped', () => {
     fails(envelope('v1', 'Pod', message(2, message(1, string(1, 'v'), message(2, message(7, string(1, 'nfs.local')))))), /^decoding v1\/Pod: spec\(2\)\.volumes\(1\)\[0\]\.VolumeSource\(2\)\.nfs\(7\): this field is not supported in protobuf bodies; send JSON$/);
-    fails(envelope('v1', 'Namespace', message(1, message(17))), /metadata\(1\)\.managedFields\(17\): .*send JSON/);
+    fails(envelope('v1', 'Pod', message(2, message(34))), /spec\(2\)\.ephemeralContainers\(34\): .*send JSON/);
+  });
+
+  it('decodes managedFields and a CSR with extra values, as kubectl certificate approve sends them back', () => {
+    const got = decode(
+      'certificates.k8s.io/v1',
+      'CertificateSigningRequest',
+      message(1, string(1, 'c1'), message(17, string(1, 'kubectl'), string(2, 'Update'), string(3, 'certificates.k8s.io/v1'), message(4, varint(1, seconds('2026-01-02T03:04:05Z'))), string(6, 'FieldsV1'), message(7, bytes(1, Buffer.from('{"f:spec":{}}'))), string(8, 'approval'))),
+      message(2, bytes(1, Buffer.from('PEM')), string(7, 'kubernetes.io/kube-apiserver-client'), varint(8, 600), string(5, 'client auth'), string(2, 'me'), string(4, 'system:authenticated'), entry(6, 'k', message(2, string(1, 'a'), string(1, 'b')))),
+      message(3, message(1, string(1, 'Approved'), string(6, 'True'), string(2, 'KubectlApprove'))),
+    );
+    assert.deepEqual(got, {
+      apiVersion: 'certificates.k8s.io/v1',
+      kind: 'CertificateSigningRequest',
+      metadata: { name: 'c1', managedFields: [{ manager: 'kubectl', operation: 'Update', apiVersion: 'certificates.k8s.io/v1', time: '2026-01-02T03:04:05Z', fieldsType: 'FieldsV1', fieldsV1: { 'f:spec': {} }, subresource: 'approval' }] },
+      spec: { request: Buffer.from('PEM').toString('base64'), signerName: 'kubernetes.io/kube-apiserver-client', expirationSeconds: 600, usages: ['client auth'], username: 'me', groups: ['system:authenticated'], extra: { k: ['a', 'b'] } },
+      status: { conditions: [{ type: 'Approved', status: 'True', reason: 'KubectlApprove' }] },
+    });
   });
 
   it('wrong wire types, bad numbers and bad envelopes name what broke', () => {

@@ -90,6 +90,7 @@ describe('builtinTableConvertors', () => {
       'apps/replicasets',
       'batch/cronjobs',
       'batch/jobs',
+      'certificates.k8s.io/certificatesigningrequests',
       'coordination.k8s.io/leases',
       'events.k8s.io/events',
       'policy/poddisruptionbudgets',

@@ -71,7 +71,10 @@ export function controlPlaneManifests(s: ControlPlaneSettings): Record<string, M
   }
   const election = [`--leader-elect-lease-duration=${s.leaseDurationSeconds}s`];
   const grace = s.nodeMonitorGracePeriod ? [`--node-monitor-grace-period=${s.nodeMonitorGracePeriod}`] : [];
-  out['kube-controller-manager-pod.yaml'] = staticPod('kube-controller-manager', [`--kubeconfig=${s.controllerManagerKubeconfig}`, `--cluster-cidr=${s.podCIDR}`, ...election, ...grace]);
+  // csrsigning issues with the cluster CA, the one the API server trusts client certificates by
+  // (pki.ts writes ca.crt and ca.key), so a certificate it signs for a joining kubelet works at once.
+  const signing = [`--cluster-signing-cert-file=${s.dataDir}/pki/ca.crt`, `--cluster-signing-key-file=${s.dataDir}/pki/ca.key`];
+  out['kube-controller-manager-pod.yaml'] = staticPod('kube-controller-manager', [`--kubeconfig=${s.controllerManagerKubeconfig}`, `--cluster-cidr=${s.podCIDR}`, ...signing, ...election, ...grace]);
   out['kube-scheduler-pod.yaml'] = staticPod('kube-scheduler', [`--kubeconfig=${s.schedulerKubeconfig}`, ...election]);
   return out;
 }
