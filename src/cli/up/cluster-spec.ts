@@ -3,6 +3,7 @@
  * resume (`<dataDir>/cluster.json`), so a resume brings back the same nodes whatever flags it
  * is given.
  */
+import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
@@ -18,6 +19,12 @@ export interface ClusterSpec {
   readonly cloudPort: number;
   /** The CVO's reconcile interval, fixed into the release payloads; absent: 2–4 minutes. */
   readonly cvoReconcileInterval?: string;
+  /**
+   * Infrastructure's `infrastructureName` (`shipyard-<5 hex>`): fixed at creation because the
+   * instances `shipyard up` launches are tagged with it before the API exists, as
+   * openshift-install tags the masters it creates with the cluster's id.
+   */
+  readonly infraName?: string;
   readonly createdAt: string;
 }
 
@@ -48,7 +55,7 @@ export function loadOrCreateSpec(dataDir: string, req: SpecRequest): { spec: Clu
   }
   if (!Number.isInteger(req.masters) || req.masters < 1) throw new Error(`--masters must be at least 1, got ${req.masters}`);
   if (!Number.isInteger(req.workers) || req.workers < 0) throw new Error(`--workers must be 0 or more, got ${req.workers}`);
-  const spec: ClusterSpec = { version: 1, ...req, createdAt: new Date().toISOString() };
+  const spec: ClusterSpec = { version: 1, ...req, infraName: `shipyard-${randomBytes(3).toString('hex').slice(0, 5)}`, createdAt: new Date().toISOString() };
   mkdirSync(dataDir, { recursive: true });
   writeFileSync(`${file}.tmp`, JSON.stringify(spec, null, 2) + '\n');
   renameSync(`${file}.tmp`, file);

@@ -32,6 +32,7 @@ import { loadPayloadDir, type LoadedPayload } from '../../release/payload.ts';
 import { renderManifestObject } from '../../operators/cluster-version/payload.ts';
 import { builtinImage, componentNames, launcherPath, SHIPYARD_VERSION } from '../components.ts';
 import { createMachineConfigObjects, type MachineConfigBootstrap } from './machine-config.ts';
+import { createMachineApiObjects, type MachineApiInstall } from './machine-api.ts';
 
 export const RELEASE_REPOSITORY = 'shipyard.local/release';
 /** The release `shipyard up` installs, and the one built beside it to update to. */
@@ -124,6 +125,11 @@ export interface InstallConfig {
   readonly masters: number;
   /** What the nodes booted from, created for the machine-config operator and controller to find. */
   readonly machineConfig?: { readonly boot: MachineConfigBootstrap; readonly pkiDir: string };
+  /**
+   * The nodes as Machines on the Shipyard platform, and the Secrets the machine controllers
+   * read; without it the platform is `None` and the Machine API operator runs in NoOp mode.
+   */
+  readonly machineAPI?: MachineApiInstall;
 }
 
 async function waitFor(what: string, check: () => Promise<boolean>, signal: AbortSignal, timeoutMs = 60_000): Promise<void> {
@@ -164,12 +170,13 @@ export async function bootstrapClusterVersion(client: ApiClient, payload: Loaded
     const created = await client.createIfMissing(ref, body);
     if (created && statusSubresource && Object.keys(status).length) await client.updateStatus(ref, { ...created, status } as KubernetesObject);
   };
-  const infraName = `shipyard-${randomUUID().slice(0, 5)}`;
+  const infraName = install.machineAPI?.infraName ?? `shipyard-${randomUUID().slice(0, 5)}`;
   const topology = install.masters >= 3 ? 'HighlyAvailable' : 'SingleReplica';
-  await singleton('infrastructures', 'Infrastructure', { platformSpec: { type: 'None' } }, {
+  const platform = install.machineAPI ? 'Shipyard' : 'None';
+  await singleton('infrastructures', 'Infrastructure', { platformSpec: { type: platform } }, {
     infrastructureName: infraName,
-    platform: 'None',
-    platformStatus: { type: 'None' },
+    platform,
+    platformStatus: { type: platform },
     apiServerURL: install.apiServerURL,
     apiServerInternalURI: install.apiServerURL,
     controlPlaneTopology: topology,
@@ -185,6 +192,7 @@ export async function bootstrapClusterVersion(client: ApiClient, payload: Loaded
   await singleton('images', 'Image', {}, { internalRegistryHostname: 'shipyard.local' });
   await singleton('featuregates', 'FeatureGate', { featureSet: '' }, {});
   if (install.machineConfig) await createMachineConfigObjects(client, { ...install.machineConfig, payload });
+  if (install.machineAPI) await createMachineApiObjects(client, payload, install.machineAPI);
 
   // The CVO's own manifests (run level 00), rendered for this release.
   for (const m of payload.manifests.filter((x) => x.component === 'cluster-version-operator' && x.kind !== 'CustomResourceDefinition')) {

@@ -16,6 +16,7 @@ import { endpointsFree, ensureEndpointsFree, type Endpoint } from './preflight.t
 import { addressBlock, BLOCK_COUNT, chooseAddressBlock, type AddressBlock } from './address-block.ts';
 import { killLeftovers } from './reaper.ts';
 import { loadState } from '../../cloud/state.ts';
+import { readCloudToken } from '../../cloud/token.ts';
 import { IpAllocator } from '../../cloud/ip-allocator.ts';
 import { startControlServer } from './control.ts';
 import { startDatacenter, type Datacenter } from './datacenter.ts';
@@ -24,6 +25,17 @@ import { gatherStatus } from '../cluster-status.ts';
 import { machineConfigServer } from '../../api/machineconfiguration/index.ts';
 import { bootstrapClusterVersion, buildReleases, DEFAULT_RELEASE_VERSION, loadRelease } from './install.ts';
 import { createProgressView, nodeTable, renderSummary, type NodeRow } from './progress.ts';
+
+/**
+ * Whether the install (or, on a resume, the work) can go on: a new cluster waits for every node
+ * it launched; a resumed one for its masters and whatever instance is running, since its
+ * MachineSets may have been scaled since it was created.
+ */
+function nodesUp(rows: readonly NodeRow[], spec: ClusterSpec, resumed: boolean): boolean {
+  if (!resumed) return rows.length === spec.masters + spec.workers && rows.every((r) => r.node === 'Ready');
+  const live = rows.filter((r) => r.instance === 'pending' || r.instance === 'running');
+  return live.filter((r) => r.role === 'master').length >= spec.masters && live.every((r) => r.node === 'Ready');
+}
 
 export interface UpOptions {
   dataDir: string;
@@ -181,7 +193,7 @@ export async function runUp(opts: UpOptions): Promise<void> {
     rows = await dc.rows();
     const ready = rows.filter((r) => r.node === 'Ready').length;
     view.update(nodeTable(rows), `Waiting for nodes: ${ready}/${spec.masters + spec.workers} Ready (${((Date.now() - started) / 1000).toFixed(0)} s)`);
-    if (rows.length === spec.masters + spec.workers && ready === rows.length) break;
+    if (nodesUp(rows, spec, resumed)) break;
     await new Promise((r) => setTimeout(r, 500));
   }
 
@@ -200,6 +212,14 @@ export async function runUp(opts: UpOptions): Promise<void> {
           serviceNetworkCIDR: addresses.serviceCIDR,
           masters: spec.masters,
           machineConfig: { boot: dc.machineConfig, pkiDir: join(dataDir, 'pki') },
+          machineAPI: {
+            infraName: spec.infraName ?? `shipyard-${spec.block ?? 0}`,
+            instances: dc.cloud.list().filter((i) => i.state !== 'terminated').map((i) => ({ name: i.name, role: i.tags['shipyard.io/role'] === 'master' ? 'master' : 'worker', type: i.type, zone: i.zone, providerID: i.providerID })),
+            cloudUrl: dc.cloudUrl,
+            cloudToken: await readCloudToken(dataDir),
+            configServerUrl: `https://${addresses.host}:${machineConfigServer.securePort}`,
+            caPem: readFileSync(join(dataDir, 'pki', 'ca.crt'), 'utf8'),
+          },
         },
         abort.signal,
       );
