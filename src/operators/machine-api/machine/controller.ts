@@ -1,0 +1,251 @@
+/**
+ * The machine controller (OpenShift's `machine-controller`): keeps each Machine's instance in
+ * being through the platform's provider (`providers/provider.ts`), and records what the instance
+ * is. Keyed by Machine; every step reads the Machine from the cache and does one thing, and the
+ * write it makes brings the Machine back (level-triggered, as the reference's reconcile is):
+ *
+ * 1. Invalid Machine (no `machine.openshift.io/cluster-api-cluster` label, no providerSpec
+ *    value): Warning event `FailedValidate`, not retried until the Machine changes.
+ * 2. The finalizer `machine.machine.openshift.io` is added first.
+ * 3. Being deleted: phase Deleting; then wait for the drain controller's `Drained=True` and for
+ *    every `preTerminate` hook to be removed; `delete` the instance (an invalid configuration with
+ *    no addresses never had one), wait until `exists` says it is gone (polling every
+ *    `requeueAfterMs`), delete the Node (gone already is fine) and drop the finalizer.
+ * 4. Phase Failed is terminal: nothing more is done, and no provider call is made, until the
+ *    Machine is deleted (an invalid configuration will not fix itself; OpenShift's behaviour).
+ * 5. The instance exists: `update`, record providerID, addresses, providerStatus, labels and
+ *    instance state, `InstanceExists=True`; phase Provisioned until the nodelink controller sets
+ *    `nodeRef`, then Running. An error checking or updating is retried.
+ * 6. It does not exist but the Machine was provisioned: the instance vanished, phase Failed with
+ *    `InstanceExists=False` reason `InstanceMissing`.
+ * 7. Otherwise phase Provisioning, then `create`: an invalid configuration is phase Failed with
+ *    errorReason `InvalidConfiguration` and a message naming the field; on success what the
+ *    provider reports is recorded at once, so the Machine is Provisioned without waiting a poll.
+ *
+ * Polls use `requeueAfterMs` (30 s, as OpenShift's) and all time comes from the context's Clock.
+ */
+import { childPath, fieldError, type FieldError } from '../../../api/field-errors.ts';
+import { Machine, machineAnnotations, machineConditionTypes, machineFinalizer, machineLabels, machinePhases, type MachinePhase, type MachineStatus } from '../../../api/machine/index.ts';
+import { formatTimestamp } from '../../../api/time.ts';
+import { errorText, isConflict, isNotFound } from '../../../runtime/client.ts';
+import type { ControllerContext } from '../../../runtime/context.ts';
+import { Controller } from '../../../runtime/controller.ts';
+import type { Informer } from '../../../runtime/informer.ts';
+import type { DeepReadonly } from '../../../runtime/readonly.ts';
+import { terminal, type ReconcileResult } from '../../../runtime/reconcile-loop.ts';
+import { refOf, resources } from '../../../runtime/resources.ts';
+import { statusTargetOf, updateStatus } from '../../../runtime/update-status.ts';
+import { isInvalidConfiguration, RequeueAfterError, type MachineProvider, type MachineUpdate } from '../providers/provider.ts';
+import { machinePatch } from './object-patch.ts';
+import { conditionReasons, falseCondition, findCondition, nextStatus, trueCondition, unknownCondition, unknownInstanceState, type StatusChange } from './status.ts';
+
+export const MACHINE_CONTROLLER = 'machine-controller';
+export const machinesRef = refOf(Machine);
+
+type ReadonlyMachine = DeepReadonly<Machine>;
+
+export interface MachineControllerOptions {
+  readonly provider: MachineProvider;
+  readonly machines: Informer<Machine>;
+  /** Between looks at an instance being created or terminated. Default 30 s. */
+  readonly requeueAfterMs?: number;
+  /** Machines reconciled at once. Default 1. */
+  readonly workers?: number;
+}
+
+/** OpenShift's checks before anything is done with a Machine. */
+export function validateMachine(m: ReadonlyMachine): FieldError[] {
+  const errors: FieldError[] = [];
+  if (!m.metadata?.labels?.[machineLabels.cluster]) errors.push(fieldError.invalid(childPath('spec', 'labels'), m.metadata?.labels ?? {}, `missing ${machineLabels.cluster} label.`));
+  if (m.spec?.providerSpec?.value === undefined || m.spec.providerSpec.value === null) errors.push(fieldError.required(childPath('spec', 'providerSpec.value')));
+  return errors;
+}
+
+/** Provisioned: the provider has given the Machine an identity (providerID or addresses). */
+export function isProvisioned(m: ReadonlyMachine): boolean {
+  return !!m.spec?.providerID || (m.status?.addresses?.length ?? 0) > 0;
+}
+
+export function createMachineController(ctx: ControllerContext, o: MachineControllerOptions): Controller {
+  const logger = ctx.logger.child({ controller: MACHINE_CONTROLLER });
+  const { provider, machines } = o;
+  const requeue = { requeueAfterMs: o.requeueAfterMs ?? 30_000 };
+
+  const writeStatus = async (m: ReadonlyMachine, change: StatusChange): Promise<void> => {
+    const now = formatTimestamp(ctx.clock.wallNow());
+    await updateStatus<MachineStatus, Machine>(ctx.client, statusTargetOf(machinesRef, m), (status, object) => nextStatus(object as ReadonlyMachine, status, change, now));
+  };
+
+  /** Writes providerID, labels and annotations; returns the Machine as the server now holds it (or as cached, if unchanged). */
+  const writeObject = async (m: ReadonlyMachine, update: Pick<MachineUpdate, 'providerID' | 'labels' | 'annotations'>): Promise<ReadonlyMachine> => {
+    const patch = machinePatch(m, update);
+    if (!patch) return m;
+    return (await ctx.client.patch<Machine>(machinesRef, m.metadata?.namespace, m.metadata?.name ?? '', patch)) as ReadonlyMachine;
+  };
+
+  const setFinalizers = async (m: ReadonlyMachine, finalizers: string[]): Promise<void> => {
+    // On the version read: a list in a merge patch replaces the whole list, so it must not overwrite a concurrent change.
+    await ctx.client.patch(machinesRef, m.metadata?.namespace, m.metadata?.name ?? '', { metadata: { finalizers: finalizers.length ? finalizers : null, resourceVersion: m.metadata?.resourceVersion } });
+  };
+
+  const fail = async (m: ReadonlyMachine, failure: { reason?: string; message: string }, conditions: StatusChange['conditions'] = []): Promise<void> => {
+    const written = await writeObject(m, { annotations: { [machineAnnotations.instanceState]: unknownInstanceState } });
+    await writeStatus(written, { phase: machinePhases.failed, failure, conditions });
+  };
+
+  const deleteNode = async (name: string): Promise<void> => {
+    try {
+      await ctx.client.delete(resources.nodes, undefined, name);
+    } catch (err) {
+      if (!isNotFound(err)) throw err;
+    }
+  };
+
+  const reconcileDelete = async (m: ReadonlyMachine, signal: AbortSignal): Promise<ReconcileResult> => {
+    const name = m.metadata?.name ?? '';
+    await writeStatus(m, { phase: machinePhases.deleting });
+    const finalizers = m.metadata?.finalizers ?? [];
+    if (!finalizers.includes(machineFinalizer)) return;
+    if (findCondition(m, machineConditionTypes.drained)?.status !== 'True') {
+      logger.debug({ machine: name }, 'waiting for node to be drained before deleting instance');
+      return;
+    }
+    if ((m.spec?.lifecycleHooks?.preTerminate?.length ?? 0) > 0) {
+      logger.info({ machine: name }, 'not deleting machine: lifecycle blocked by pre-terminate hook');
+      return;
+    }
+    try {
+      await provider.delete(m, signal);
+      ctx.recorder.event(m, 'Normal', 'Delete', `Deleted machine ${name}`);
+    } catch (err) {
+      // An invalid configuration never launched anything, unless addresses say otherwise.
+      if ((m.status?.addresses?.length ?? 0) > 0 || !isInvalidConfiguration(err)) {
+        if (err instanceof RequeueAfterError) return { requeueAfterMs: err.requeueAfterMs };
+        ctx.recorder.event(m, 'Warning', 'FailedDelete', `${name}: reconciler failed to Delete machine: ${errorText(err)}`);
+        throw err;
+      }
+    }
+    if (await provider.exists(m, signal)) {
+      logger.debug({ machine: name }, 'instance still being terminated; requeuing');
+      return requeue;
+    }
+    const node = m.status?.nodeRef?.name;
+    if (node) {
+      logger.info({ machine: name, node }, 'deleting node of machine');
+      await deleteNode(node);
+    }
+    await setFinalizers(m, finalizers.filter((f) => f !== machineFinalizer));
+    logger.info({ machine: name }, 'machine deletion successful');
+  };
+
+  const reconcile = async (key: string, signal: AbortSignal): Promise<ReconcileResult> => {
+    const m = machines.store.get(key);
+    if (!m) return;
+    const name = m.metadata?.name ?? '';
+
+    const invalid = validateMachine(m);
+    if (invalid.length) {
+      const message = `${name}: machine validation failed: ${invalid.map((e) => e.message).join(', ')}`;
+      ctx.recorder.event(m, 'Warning', 'FailedValidate', message);
+      // An edit brings it back; until then retrying cannot help.
+      throw terminal(new Error(message));
+    }
+
+    const finalizers = m.metadata?.finalizers ?? [];
+    if (!m.metadata?.deletionTimestamp && !finalizers.includes(machineFinalizer)) {
+      await setFinalizers(m, [...finalizers, machineFinalizer]);
+      return;
+    }
+    if (m.metadata?.deletionTimestamp) return reconcileDelete(m, signal);
+
+    if (m.status?.phase === machinePhases.failed) {
+      logger.debug({ machine: name }, `machine is in phase ${machinePhases.failed}; it will not be reconciled`);
+      return;
+    }
+
+    let exists: boolean;
+    try {
+      exists = await provider.exists(m, signal);
+    } catch (err) {
+      const condition = unknownCondition(machineConditionTypes.instanceExists, conditionReasons.errorCheckingProvider, `Failed to check if machine exists: ${errorText(err)}`);
+      await writeStatus(m, { phase: currentPhase(m), conditions: [condition] }).catch((e: unknown) => logger.warn({ machine: name, err: errorText(e) }, 'status write failed'));
+      if (err instanceof RequeueAfterError) return { requeueAfterMs: err.requeueAfterMs };
+      throw err;
+    }
+
+    if (exists) {
+      let update: MachineUpdate;
+      try {
+        update = await provider.update(m, signal);
+      } catch (err) {
+        logger.warn({ machine: name, err: errorText(err) }, 'error updating machine; retrying');
+        ctx.recorder.event(m, 'Warning', 'FailedUpdate', `${name}: reconciler failed to Update machine: ${errorText(err)}`);
+        await writeStatus(m, { phase: currentPhase(m) }).catch(() => {});
+        return err instanceof RequeueAfterError ? { requeueAfterMs: err.requeueAfterMs } : requeue;
+      }
+      const written = await writeObject(m, update);
+      if (written !== m) ctx.recorder.event(m, 'Normal', 'Update', `Updated Machine ${name}`);
+      const conditions = [trueCondition(machineConditionTypes.instanceExists)];
+      if (!isProvisioned(written) && !(update.addresses?.length ?? 0)) {
+        logger.warn({ machine: name }, 'instance exists but providerID or addresses has not been given to the machine yet; requeuing');
+        await writeStatus(written, { phase: currentPhase(m), conditions, update });
+        return requeue;
+      }
+      if (!m.status?.nodeRef) {
+        await writeStatus(written, { phase: machinePhases.provisioned, conditions, update });
+        return requeue;
+      }
+      await writeStatus(written, { phase: machinePhases.running, conditions, update });
+      return;
+    }
+
+    if (isProvisioned(m)) {
+      const condition = falseCondition(machineConditionTypes.instanceExists, conditionReasons.instanceMissing, 'Warning', 'Instance not found on provider');
+      logger.warn({ machine: name }, 'instance vanished; machine failed');
+      await fail(m, { message: "can't find created instance" }, [condition]);
+      return;
+    }
+
+    const notCreated = falseCondition(machineConditionTypes.instanceExists, conditionReasons.instanceNotCreated, 'Warning', 'Instance has not been created');
+    if (!m.status?.phase) {
+      await writeStatus(m, { phase: machinePhases.provisioning, conditions: [notCreated] });
+      return;
+    }
+
+    let created: MachineUpdate | void;
+    try {
+      created = await provider.create(m, signal);
+    } catch (err) {
+      ctx.recorder.event(m, 'Warning', 'FailedCreate', `${name}: reconciler failed to Create machine: ${errorText(err)}`);
+      if (isInvalidConfiguration(err)) {
+        logger.warn({ machine: name, err: err.message }, 'invalid machine configuration; machine failed');
+        await fail(m, { reason: err.reason, message: err.message }, [notCreated]);
+        return;
+      }
+      if (err instanceof RequeueAfterError) return { requeueAfterMs: err.requeueAfterMs };
+      throw err;
+    }
+    ctx.recorder.event(m, 'Normal', 'Create', `Created Machine ${name}`);
+    logger.info({ machine: name }, 'created instance');
+    if (created) {
+      const written = await writeObject(m, created);
+      await writeStatus(written, { phase: currentPhase(m), conditions: [notCreated], update: created });
+    }
+    return requeue;
+  };
+
+  const controller = new Controller({
+    name: MACHINE_CONTROLLER,
+    reconcile,
+    workers: o.workers ?? 1,
+    clock: ctx.clock,
+    observer: ctx.metrics?.forController(MACHINE_CONTROLLER),
+    onError: (r) => logger[isConflict(r.error) || r.result === 'terminal' ? 'debug' : 'warn']({ key: r.key, err: errorText(r.error) }, 'machine sync failed'),
+  });
+  controller.watch(machines);
+  return controller;
+}
+
+function currentPhase(m: ReadonlyMachine): MachinePhase | undefined {
+  return (m.status?.phase as MachinePhase | undefined) || undefined;
+}
