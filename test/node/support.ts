@@ -19,6 +19,7 @@ import type { ContainerRuntime } from '../../src/node/container-runtime.ts';
 import { createProcessRuntime } from '../../src/node/runtimes/process.ts';
 import { createSimulatedRuntime } from '../../src/node/runtimes/simulated.ts';
 import { ApiClient } from '../../src/runtime/client.ts';
+import { ClientConfig } from '../../src/runtime/kubeconfig.ts';
 import { createEventRecorder } from '../../src/runtime/events.ts';
 import { InformerFactory } from '../../src/runtime/informer-factory.ts';
 import { resources } from '../../src/runtime/resources.ts';
@@ -79,6 +80,15 @@ export interface NodeOptions {
   readonly server?: TestServer;
   /** Runtimes tried before the process and simulated ones (a test's own seam, e.g. a start it holds back). */
   readonly runtimes?: readonly ContainerRuntime[];
+  /** The roles the host gives the node (default worker); `[]` leaves them to the kubelet unit in its root. */
+  readonly roles?: readonly string[];
+  /** Taint keys of the kubelet unit's `--register-with-taints` the kubelet leaves off. */
+  readonly omitRegisterTaints?: readonly string[];
+  /**
+   * The kubeconfig the kubelet acts with, made after `prepare` (by a TLS bootstrap in the node
+   * root, say): its own identity, as in a datacenter. Without it the kubelet uses the admin's.
+   */
+  readonly credentials?: (nodeDir: string) => Promise<string>;
 }
 
 export async function startNode(o: NodeOptions): Promise<NodeUnderTest> {
@@ -105,14 +115,7 @@ export async function startNode(o: NodeOptions): Promise<NodeUnderTest> {
     caCert: ts.server.caCertPem,
   });
   o.prepare?.(nodeDir);
-  const kubelet = host.addNode({
-    nodeName: o.nodeName,
-    nodeIP: o.nodeIP,
-    nodeDir,
-    roles: ['worker'],
-    zone: 'zone-a',
-    capacity: { cpu: '4', memory: '8Gi', pods: '110' },
-  });
+  let kubeletClient: ApiClient | undefined;
   let stopping: Promise<void> | undefined;
   // Each step runs even if the one before it threw: a host that failed to stop must not leave
   // its processes, its informers or the server running. Calling it again waits for the first call.
@@ -136,6 +139,7 @@ export async function startNode(o: NodeOptions): Promise<NodeUnderTest> {
             await informers.done();
           } finally {
             client.close();
+            kubeletClient?.close();
             if (!o.server) await ts.stop();
           }
         }
@@ -143,6 +147,27 @@ export async function startNode(o: NodeOptions): Promise<NodeUnderTest> {
         rmSync(base, { recursive: true, force: true });
       }
     })());
+  let kubelet: Kubelet;
+  try {
+    if (o.credentials) {
+      const own = new ClientConfig();
+      own.loadFromFile(await o.credentials(nodeDir));
+      kubeletClient = new ApiClient(own, { userAgent: `kubelet/${o.nodeName}` });
+    }
+    kubelet = host.addNode({
+      nodeName: o.nodeName,
+      nodeIP: o.nodeIP,
+      nodeDir,
+      roles: o.roles ?? ['worker'],
+      omitRegisterTaints: o.omitRegisterTaints,
+      ...(kubeletClient ? { client: kubeletClient } : {}),
+      zone: 'zone-a',
+      capacity: { cpu: '4', memory: '8Gi', pods: '110' },
+    });
+  } catch (err) {
+    await stopAll().catch(() => {});
+    throw err;
+  }
   const node = async (): Promise<V1Node> => client.get<V1Node>(resources.nodes, undefined, o.nodeName);
   try {
     await kubelet.start();

@@ -16,6 +16,7 @@ import { ensureServingPki } from '../../apiserver/auth/pki.ts';
 import { ensureTokenAuthenticator } from '../../apiserver/auth/tokens.ts';
 import { writeKubeconfig } from '../../apiserver/auth/kubeconfig.ts';
 import { ensureIdentityKubeconfig } from '../../apiserver/auth/identity-kubeconfig.ts';
+import { bootsFromConfigServer, kubeletCredential } from './kubelet-credential.ts';
 import { ensureKubeletApiToken } from '../../apiserver/handlers/kubelet-logs.ts';
 import { createCloud, type Cloud } from '../../cloud/cloud.ts';
 import { findInstanceType } from '../../cloud/catalog.ts';
@@ -128,44 +129,77 @@ export async function startDatacenter(o: DatacenterOptions): Promise<Datacenter>
   });
 
   const masterIPs = new Map<string, string>();
+  // Nodes whose kubelet is getting its credential and starting, by name.
+  const joining = new Map<string, { controller: AbortController; done: Promise<void> }>();
   const cloud = await createCloud({
     dataDir,
     nodeCIDR: block.nodeCIDR,
     logger: logger.child({ component: 'cloud' }),
     hooks: {
       boot: async (instance: Readonly<Instance>) => {
-        const role = roleOf(instance.name);
-        const type = findInstanceType(instance.type);
         const nodeDir = join(dataDir, 'nodes', instance.name);
-        const kubeletConfig = new ClientConfig();
-        const kubeletKubeconfig = await ensureIdentityKubeconfig({ path: join(nodeDir, 'root', 'var', 'lib', 'kubelet', 'kubeconfig'), server: apiUrl, pkiDir, user: `system:node:${instance.name}`, groups: ['system:nodes'] });
-        kubeletConfig.loadFromFile(kubeletKubeconfig);
-        kubeletClients.get(instance.name)?.close();
-        const kubeletClient = new ApiClient(kubeletConfig, { userAgent: `kubelet/${instance.name}`, maxSockets: 8 });
-        kubeletClients.set(instance.name, kubeletClient);
-        const kubelet = nodeHost.addNode({
-          client: kubeletClient,
-          leaseCredentials: readFileSync(kubeletKubeconfig, 'utf8'),
-          nodeName: instance.name,
-          nodeIP: instance.privateIP,
-          nodeDir,
-          roles: role === 'master' ? ['master', 'control-plane'] : ['worker'],
-          taints: role === 'master' && !spec.mastersSchedulable ? [{ key: 'node-role.kubernetes.io/master', effect: 'NoSchedule' }] : [],
-          zone: instance.zone,
-          region: instance.region,
-          instanceType: instance.type,
-          providerID: instance.providerID,
-          capacity: { cpu: String(type?.cpu ?? 4), memory: type?.memory ?? '16Gi', pods: String(type?.maxPods ?? 250) },
-        });
-        await kubelet.start();
+        const starting = startNode(instance, nodeDir);
+        // A machine booted from the config server is running while its kubelet waits for its
+        // certificate (kubelet-credential.ts), as a real one is; stopping it cancels the wait.
+        if (!bootsFromConfigServer(join(nodeDir, 'root'))) await starting.done;
       },
       stop: async (instance: Readonly<Instance>) => {
+        const j = joining.get(instance.name);
+        j?.controller.abort();
+        await j?.done;
         await nodeHost.removeNode(instance.name);
         kubeletClients.get(instance.name)?.close();
         kubeletClients.delete(instance.name);
       },
     },
   });
+
+  /** Gets the node's kubelet its credential and starts it; a failure rejects `done` only for nodes the installer launched. */
+  function startNode(instance: Readonly<Instance>, nodeDir: string): { done: Promise<void> } {
+    const controller = new AbortController();
+    const root = join(nodeDir, 'root');
+    const done = (async () => {
+      const kubeletKubeconfig = await kubeletCredential({ nodeName: instance.name, nodeRoot: root, apiUrl, pkiDir, logger: logger.child({ component: 'kubelet' }), signal: controller.signal });
+      if (controller.signal.aborted) return;
+      const type = findInstanceType(instance.type);
+      const kubeletConfig = new ClientConfig();
+      kubeletConfig.loadFromFile(kubeletKubeconfig);
+      kubeletClients.get(instance.name)?.close();
+      const kubeletClient = new ApiClient(kubeletConfig, { userAgent: `kubelet/${instance.name}`, maxSockets: 8 });
+      kubeletClients.set(instance.name, kubeletClient);
+      const kubelet = nodeHost.addNode({
+        client: kubeletClient,
+        leaseCredentials: readFileSync(kubeletKubeconfig, 'utf8'),
+        nodeName: instance.name,
+        nodeIP: instance.privateIP,
+        nodeDir,
+        // Roles, labels and registration taints come from the kubelet unit the node booted
+        // with (01-<role>-kubelet), not from its name. OpenShift's machine-config node
+        // controller drops the masters' NoSchedule taint when the Scheduler config makes
+        // masters schedulable; here the datacenter knows that from its shape, so the kubelet
+        // leaves the taint off when it registers.
+        omitRegisterTaints: spec.mastersSchedulable ? ['node-role.kubernetes.io/master'] : [],
+        zone: instance.zone,
+        region: instance.region,
+        instanceType: instance.type,
+        providerID: instance.providerID,
+        capacity: { cpu: String(type?.cpu ?? 4), memory: type?.memory ?? '16Gi', pods: String(type?.maxPods ?? 250) },
+      });
+      await kubelet.start();
+    })();
+    const entry = {
+      controller,
+      done: done.catch((err: unknown) => {
+        if (controller.signal.aborted) return;
+        if (!bootsFromConfigServer(root)) throw err;
+        logger.error({ node: instance.name, err: (err as Error).message }, `the kubelet of node ${instance.name} did not start`);
+      }).finally(() => {
+        if (joining.get(instance.name) === entry) joining.delete(instance.name);
+      }),
+    };
+    joining.set(instance.name, entry);
+    return entry;
+  }
 
   const lb: LoadBalancer = await startLoadBalancer({
     host: block.host,
@@ -280,6 +314,10 @@ export async function startDatacenter(o: DatacenterOptions): Promise<Datacenter>
       // No instance boots from here on (one booting now finishes first), so the node host's
       // stop sees every kubelet there will be.
       await cloud.close();
+      // Kubelets still waiting for their certificate give up: none may start on a stopping host.
+      const waiting = [...joining.values()];
+      for (const j of waiting) j.controller.abort();
+      await Promise.all(waiting.map((j) => j.done.catch(() => {})));
       // Pods stop while the service proxy still serves: a stopping operator reaches the API
       // server through the `kubernetes` Service to release its Lease.
       await nodeHost.stop();
