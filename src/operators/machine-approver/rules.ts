@@ -102,7 +102,6 @@ export function decide(input: DecisionInput): Decision {
   const request = input.request;
   const problem = kubeletClientRequestProblem(request, csr.spec?.usages ?? []);
   if (problem) return { approve: false, reason: `not a node client certificate request: ${problem}`, retry: false };
-  if (request.organizations.length !== 1) return { approve: false, reason: 'not a node client certificate request: subject organization is not system:nodes', retry: false };
   const node = request.commonName.slice(nodeUserPrefix.length);
   if (!node) return { approve: false, reason: 'not a node client certificate request: the common name names no node', retry: false };
 
