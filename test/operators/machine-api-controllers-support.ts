@@ -216,9 +216,9 @@ export class GatedInformer<T extends KubernetesObject> implements Informer<T> {
   }
 }
 
-/** Events about `name` (any kind) in the namespace, as `reason: message`. */
-export async function eventsAbout(admin: ApiClient, name: string): Promise<string[]> {
-  const list = await admin.list<{ metadata?: object; involvedObject?: { name?: string }; reason?: string; message?: string }>(resources.events, NS);
-  return list.items.filter((e) => e.involvedObject?.name === name).map((e) => `${e.reason}: ${e.message}`);
+/** Events about the object `kind`/`name` in the namespace (as `kubectl describe` finds them), as `reason: message`. */
+export async function eventsAbout(admin: ApiClient, kind: string, name: string): Promise<string[]> {
+  const list = await admin.list<{ metadata?: object; involvedObject?: { kind?: string; name?: string }; reason?: string; message?: string }>(resources.events, NS);
+  return list.items.filter((e) => e.involvedObject?.kind === kind && e.involvedObject.name === name).map((e) => `${e.reason}: ${e.message}`);
 }
 

@@ -140,7 +140,7 @@ describe('MachineSet controller (real API server, FakeClock)', { timeout: 180_00
       observedGeneration: created.metadata?.generation,
     });
     const events = await settle('three SuccessfulCreate events', async () => {
-      const e = (await eventsAbout(admin, 'make')).filter((x) => x.startsWith('SuccessfulCreate'));
+      const e = (await eventsAbout(admin, 'MachineSet', 'make')).filter((x) => x.startsWith('SuccessfulCreate'));
       return e.length === 3 ? e : undefined;
     });
     assert.deepEqual(events.sort(), names(machines).map((n) => `SuccessfulCreate: Created machine "${n}"`));
@@ -234,7 +234,7 @@ describe('MachineSet controller (real API server, FakeClock)', { timeout: 180_00
     await scale('rnd', 1);
     assert.deepEqual(await after('rnd', 1), [three[1]], 'Random: then by name');
     const deletes = await settle('SuccessfulDelete events', async () => {
-      const e = (await eventsAbout(admin, 'rnd')).filter((x) => x.startsWith('SuccessfulDelete'));
+      const e = (await eventsAbout(admin, 'MachineSet', 'rnd')).filter((x) => x.startsWith('SuccessfulDelete'));
       return e.length === 2 ? e : undefined;
     });
     assert.deepEqual(deletes.sort(), [`SuccessfulDelete: Deleted machine "${three[0]}"`, `SuccessfulDelete: Deleted machine "${three[2]}"`].sort());

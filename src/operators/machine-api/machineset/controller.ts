@@ -178,8 +178,15 @@ export interface MachineSetReconcileDeps {
 /** Ownership races lost to someone else: the Machine is gone (404), changed (409) or its new owner refused ours (422). */
 const lostRace = (err: unknown): boolean => err instanceof ApiError && (err.code === 404 || err.code === 409 || err.code === 422);
 
+/** An Event's subject: list items in a cache carry no kind or apiVersion, and `kubectl describe` finds Events by kind. */
+function subject(ms: MachineSetView) {
+  const m = ms.metadata ?? {};
+  return { apiVersion: MachineSet.apiVersion, kind: MachineSet.kind, metadata: { name: m.name, namespace: m.namespace, uid: m.uid, resourceVersion: m.resourceVersion } };
+}
+
 function makeMachineSetReconcile(deps: MachineSetReconcileDeps): (key: string) => Promise<ReconcileResult> {
-  const { client, recorder, logger, expectations } = deps;
+  const { client, logger, expectations } = deps;
+  const recorder = { event: (ms: MachineSetView, type: 'Normal' | 'Warning', reason: string, message: string) => deps.recorder.event(subject(ms), type, reason, message) };
 
   /**
    * Appends the set's controller reference to each orphan, on the resourceVersion it was seen
