@@ -67,7 +67,7 @@ describe('MachineHealthCheck controller (real API server, FakeClock)', { timeout
       },
     );
   const gone = (name: string) => wait(`Machine ${name} deleted`, async () => !(await exists(name)));
-  const eventWith = (name: string, prefix: string) => wait(`${prefix} about ${name}`, async () => (await eventsAbout(admin, name)).find((e) => e.startsWith(prefix)));
+  const eventWith = (kind: string, name: string, prefix: string) => wait(`${prefix} about ${kind} ${name}`, async () => (await eventsAbout(admin, kind, name)).find((e) => e.startsWith(prefix)));
   const statusOf = async (name: string) => (await admin.get<MachineHealthCheck>(HEALTH_CHECKS, NS, name)).status;
 
   async function machineSet(group: string, spec = providerSpec): Promise<MachineSet> {
@@ -166,14 +166,14 @@ describe('MachineHealthCheck controller (real API server, FakeClock)', { timeout
       [['RemediationAllowed', 'True', undefined]],
     );
     assert.equal(
-      await eventWith('unready-2', 'DetectedUnhealthy'),
+      await eventWith('Machine', 'unready-2', 'DetectedUnhealthy'),
       `DetectedUnhealthy: Machine ${NS}/unready/unready-2/unready-bad has unhealthy node unready-bad: Ready=Unknown, remediated once it has been so for 5m0s`,
     );
     assert.ok(await exists('unready-2'), 'not before the timeout');
 
     clock.advance(5 * MIN);
     await gone('unready-2');
-    assert.equal(await eventWith('unready-2', 'MachineDeleted'), `MachineDeleted: Machine ${NS}/unready/unready-2/unready-bad has been remediated by requesting to delete Machine object`);
+    assert.equal(await eventWith('Machine', 'unready-2', 'MachineDeleted'), `MachineDeleted: Machine ${NS}/unready/unready-2/unready-bad has been remediated by requesting to delete Machine object`);
     assert.ok(await exists('unready-1'));
   });
 
@@ -183,7 +183,7 @@ describe('MachineHealthCheck controller (real API server, FakeClock)', { timeout
     await machine('zero-1', 'zero', { set, node: 'zero-bad', provisionedAgoMs: 120 * MIN });
     await check('zero', { maxUnhealthy: 0 });
 
-    const restricted = await eventWith('zero', 'RemediationRestricted');
+    const restricted = await eventWith('MachineHealthCheck', 'zero', 'RemediationRestricted');
     assert.equal(restricted, 'RemediationRestricted: Remediation restricted due to exceeded number of unhealthy machines (total: 1, unhealthy: 1, maxUnhealthy: 0)');
     const status = await statusOf('zero');
     assert.equal(status?.expectedMachines, 1);
@@ -227,10 +227,10 @@ describe('MachineHealthCheck controller (real API server, FakeClock)', { timeout
     await check('skip', {});
 
     assert.equal(
-      await eventWith('skip-annotated', 'RemediationSkipped'),
+      await eventWith('Machine', 'skip-annotated', 'RemediationSkipped'),
       `RemediationSkipped: Machine ${NS}/skip/skip-annotated/skip-a is unhealthy (Node skip-a has had Ready=False for longer than 5m0s) but has annotation machine.openshift.io/skip-remediation, skipping remediation`,
     );
-    assert.equal(await eventWith('skip-orphan', 'SkippedNoController'), `SkippedNoController: Machine ${NS}/skip/skip-orphan/skip-b has no controller owner, skipping remediation`);
+    assert.equal(await eventWith('Machine', 'skip-orphan', 'SkippedNoController'), `SkippedNoController: Machine ${NS}/skip/skip-orphan/skip-b has no controller owner, skipping remediation`);
     assert.ok(await exists('skip-annotated'));
     assert.ok(await exists('skip-orphan'));
     const status = await statusOf('skip');
@@ -243,13 +243,13 @@ describe('MachineHealthCheck controller (real API server, FakeClock)', { timeout
     await machine('invalid-1', 'invalid', { set, phase: 'Failed', errorReason: 'InvalidConfiguration', errorMessage: message });
     await check('invalid', {});
 
-    const skipped = await eventWith('invalid-1', 'RemediationSkipped');
+    const skipped = await eventWith('Machine', 'invalid-1', 'RemediationSkipped');
     assert.match(skipped, /failed with InvalidConfiguration \(spec\.providerSpec\.value\.instanceType: Unsupported value: "s\.huge"\) and MachineSet invalid would replace it from the same providerSpec/);
     assert.ok(await exists('invalid-1'));
 
     await admin.patch(MACHINE_SETS, NS, 'invalid', { spec: { template: { spec: { providerSpec: { value: { instanceType: 's.large' } } } } } });
     await gone('invalid-1');
-    assert.match(await eventWith('invalid-1', 'MachineDeleted'), /has been remediated/);
+    assert.match(await eventWith('Machine', 'invalid-1', 'MachineDeleted'), /has been remediated/);
   });
 
   it('node startup: no Node nodeStartupTimeout after the instance came to exist is unhealthy; "0" waits for ever', async () => {
@@ -291,8 +291,8 @@ describe('MachineHealthCheck controller (real API server, FakeClock)', { timeout
       spec: { selector: { matchLabels: { [LABEL]: 'legacy' } } },
     };
     await admin.create(LEGACY_HEALTH_CHECKS, legacy);
-    assert.match(await eventWith('legacy-net', 'DetectedUnhealthy'), /NetworkUnavailable=True, remediated once it has been so for 5m0s$/);
-    assert.match(await eventWith('legacy-ready', 'DetectedUnhealthy'), /Ready=False, remediated once it has been so for 5m0s$/);
+    assert.match(await eventWith('Machine', 'legacy-net', 'DetectedUnhealthy'), /NetworkUnavailable=True, remediated once it has been so for 5m0s$/);
+    assert.match(await eventWith('Machine', 'legacy-ready', 'DetectedUnhealthy'), /Ready=False, remediated once it has been so for 5m0s$/);
 
     clock.advance(5 * MIN);
     await gone('legacy-net');
