@@ -222,7 +222,12 @@ export function createMachineHealthCheckController(ctx: ControllerContext, o: He
   };
 
   checks.on('add', (c) => controller.enqueue(keyOf('v1beta1', c)));
-  checks.on('update', (c) => controller.enqueue(keyOf('v1beta1', c)));
+  checks.on('update', (c, old) => {
+    // Its own status writes change neither: the spec (generation) or the pause annotation may.
+    if (c.metadata?.generation !== old.metadata?.generation || c.metadata?.annotations?.[machineAnnotations.paused] !== old.metadata?.annotations?.[machineAnnotations.paused]) {
+      controller.enqueue(keyOf('v1beta1', c));
+    }
+  });
   legacyChecks.on('add', (c) => controller.enqueue(keyOf('v1alpha1', c)));
   legacyChecks.on('update', (c) => controller.enqueue(keyOf('v1alpha1', c)));
   controller.watchMapped(machines, checksOf);
