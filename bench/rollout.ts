@@ -30,8 +30,7 @@
  * flags for the API server and controller processes, e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`).
  * Progress goes to stderr, figures to stdout. Everything started here is stopped on the way out.
  */
-import { spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { KubeConfig, type V1Node } from '@kubernetes/client-node';
@@ -52,7 +51,8 @@ import { renderTemplates } from '../src/operators/machine-config/render/template
 import { ApiClient, isAlreadyExists } from '../src/runtime/client.ts';
 import { InformerFactory } from '../src/runtime/informer-factory.ts';
 import type { DeepReadonly } from '../src/runtime/readonly.ts';
-import { objectPath, resources } from '../src/runtime/resources.ts';
+import { resources } from '../src/runtime/resources.ts';
+import { kubectl, serviceAccountKubeconfig } from './kube.ts';
 import { Processes } from './processes.ts';
 
 const NODES = Number(process.env.SHIPYARD_BENCH_ROLLOUT_NODES ?? 200);
@@ -101,33 +101,6 @@ function bootstrap(rootCAPem: string): MachineConfigBootstrap {
   const templates = renderTemplates({ controllerConfig, controllerVersion: VERSION });
   const { pools, renderedConfigs } = renderBootstrap(builtinPools(), templates, controllerConfig, { controllerVersion: VERSION });
   return { controllerConfig, templates, renderedConfigs, pools };
-}
-
-function kubectl(kubeconfig: string, args: string[]): Promise<void> {
-  return new Promise((resolve, reject) => {
-    const p = spawn('kubectl', [`--kubeconfig=${kubeconfig}`, ...args], { stdio: ['ignore', 'ignore', 'pipe'] });
-    let err = '';
-    p.stderr.on('data', (d: Buffer) => (err += d.toString()));
-    p.once('error', reject);
-    p.once('exit', (code) => (code === 0 ? resolve() : reject(new Error(`kubectl ${args.join(' ')}: ${err.trim()}`))));
-  });
-}
-
-/** A kubeconfig of a ServiceAccount's token on the admin kubeconfig's cluster. */
-async function serviceAccountKubeconfig(admin: ApiClient, kc: KubeConfig, name: string, path: string): Promise<void> {
-  const tr = await admin.request<{ status: { token: string } }>('POST', objectPath(resources.serviceAccounts, NS, name, 'token'), {
-    body: { apiVersion: 'authentication.k8s.io/v1', kind: 'TokenRequest', spec: { expirationSeconds: 3600 * 6 } },
-  });
-  const cluster = kc.getCurrentCluster()!;
-  const ca = cluster.caData ?? Buffer.from(readFileSync(cluster.caFile!)).toString('base64');
-  writeFileSync(path, JSON.stringify({
-    apiVersion: 'v1',
-    kind: 'Config',
-    clusters: [{ name: 'c', cluster: { server: cluster.server, 'certificate-authority-data': ca } }],
-    users: [{ name, user: { token: tr.status.token } }],
-    contexts: [{ name: 'c', context: { cluster: 'c', user: name } }],
-    'current-context': 'c',
-  }));
 }
 
 export async function run(): Promise<void> {
@@ -179,8 +152,8 @@ export async function run(): Promise<void> {
     await kubectl(kubeconfig, ['apply', ...['00_namespace', '02_controller-rbac', '02_daemon-rbac'].flatMap((f) => ['-f', join(MANIFESTS, `0000_80_machine-config_${f}.yaml`)])]);
     const controllerKubeconfig = join(dir, 'machine-config-controller.kubeconfig');
     const daemonKubeconfig = join(dir, 'machine-config-daemon.kubeconfig');
-    await serviceAccountKubeconfig(api, kc, 'machine-config-controller', controllerKubeconfig);
-    await serviceAccountKubeconfig(api, kc, 'machine-config-daemon', daemonKubeconfig);
+    await serviceAccountKubeconfig(api, kc, NS, 'machine-config-controller', controllerKubeconfig);
+    await serviceAccountKubeconfig(api, kc, NS, 'machine-config-daemon', daemonKubeconfig);
 
     const caPem = Buffer.from(kc.getCurrentCluster()!.caData ?? '', 'base64').toString('utf8');
     const boot = bootstrap(caPem);

@@ -6,6 +6,7 @@ const benches: Record<string, () => Promise<void>> = {
   apiserver: async () => (await import('./apiserver.ts')).run(),
   nodes: async () => (await import('./nodes.ts')).run(),
   rollout: async () => (await import('./rollout.ts')).run(),
+  machines: async () => (await import('./machines.ts')).run(),
   footprint: async () => (await import('./footprint.ts')).run(),
 };
 
