@@ -39,7 +39,7 @@ import type { DeepReadonly } from '../../../runtime/readonly.ts';
 import { terminal, type ReconcileResult } from '../../../runtime/reconcile-loop.ts';
 import { refOf, resources } from '../../../runtime/resources.ts';
 import { statusTargetOf, updateStatus } from '../../../runtime/update-status.ts';
-import { evaluate, remediationAllowedCondition, remediationRestrictedMessage, type Evaluation, type Node, type Target } from './health.ts';
+import { evaluate, remediationAllowedCondition, remediationRestricted, type Evaluation, type Node, type Target } from './health.ts';
 import { describeRules, legacyPolicyOf, legacyReadyRules, parseUnhealthyConditions, policyOf, unhealthyConditionsConfigMap, type HealthCheckPolicy, type NodeConditionRule } from './policy.ts';
 import {
   detectedUnhealthyMessage,
@@ -183,10 +183,8 @@ export function createMachineHealthCheckController(ctx: ControllerContext, o: He
     }
     const result = e.requeueAfterMs === undefined ? undefined : { requeueAfterMs: e.requeueAfterMs };
     if (e.remediationAllowed.status !== 'True') {
-      const message = e.maxUnhealthy === undefined ? (e.remediationAllowed.message ?? '') : remediationRestrictedMessage(e, policy.maxUnhealthy);
-      // As Cluster API: Machines still starting count against maxUnhealthy, but a warning that
-      // remediation was held back while nothing needed it would mislead.
-      if (e.targets.some((t) => t.health.kind === 'unhealthy')) ctx.recorder.event(check, 'Warning', eventReasons.remediationRestricted, message);
+      const warning = remediationRestricted(e, policy.maxUnhealthy);
+      if (warning) ctx.recorder.event(check, 'Warning', eventReasons.remediationRestricted, warning);
       logger.info({ check: key, total: e.expectedMachines, unhealthy: e.unhealthyCount, maxUnhealthy: String(policy.maxUnhealthy) }, 'short-circuiting remediation');
       return result;
     }

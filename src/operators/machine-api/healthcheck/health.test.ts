@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { V1Node } from '@kubernetes/client-node';
 import { FakeClock } from '../../../runtime/clock.ts';
-import { evaluate, maxUnhealthyCount, startupClockStart, targetHealth, type Evaluation } from './health.ts';
+import { evaluate, maxUnhealthyCount, remediationRestricted, startupClockStart, targetHealth, type Evaluation } from './health.ts';
 import type { HealthCheckPolicy } from './policy.ts';
 import { defaultPolicy, failed, machine, node } from './testing.ts';
 
@@ -207,9 +207,15 @@ describe('MachineHealthCheck: maxUnhealthy', () => {
     });
   });
 
-  it('Machines still starting count as unhealthy', () => {
-    const e = evaluate({ ...defaultPolicy, maxUnhealthy: 0 }, [machine('new', { created: now - MIN })], nodesOf(), now);
+  it('Machines still starting count as unhealthy, but only a sick Node (past its timeout or not) warns RemediationRestricted', () => {
+    const starting = machine('new', { created: now - MIN });
+    const e = evaluate({ ...defaultPolicy, maxUnhealthy: 0 }, [starting], nodesOf(), now);
     assert.equal(e.unhealthyCount, 1);
     assert.equal(e.remediationAllowed.status, 'False');
+    assert.equal(remediationRestricted(e, 0), undefined);
+    const pending = evaluate({ ...defaultPolicy, maxUnhealthy: 0 }, [machine('p', { created: t0, provisioned: t0, node: 'n' })], nodesOf(node('n', { Ready: { status: 'Unknown', since: now - MIN } })), now);
+    assert.equal(remediationRestricted(pending, 0), 'Remediation restricted due to exceeded number of unhealthy machines (total: 1, unhealthy: 1, maxUnhealthy: 0)');
+    assert.equal(remediationRestricted(run(1, 3, 1), 1), undefined, 'allowed: no warning');
+    assert.match(remediationRestricted(run('lots', 3, 1), 'lots') ?? '', /^Remediation is not allowed: spec\.maxUnhealthy: Invalid value/);
   });
 });

@@ -169,7 +169,15 @@ export function evaluate(policy: HealthCheckPolicy, machines: readonly Machine[]
   return { ...base, maxUnhealthy, remediationsAllowed: maxUnhealthy - unhealthyCount, remediationAllowed: { status: 'True' } };
 }
 
-/** The RemediationRestricted event's message (OpenShift's wording). */
-export function remediationRestrictedMessage(e: Evaluation, maxUnhealthy: IntOrPercent): string {
+/**
+ * The message of the RemediationRestricted warning (OpenShift's wording) when remediation is
+ * held back, or undefined for none. Machines still starting (or being deleted) count against
+ * maxUnhealthy, but a warning while no Node is unhealthy at all would mislead (Cluster API holds
+ * it back too); a Node unhealthy but not yet for its timeout is warned about, as OpenShift does.
+ */
+export function remediationRestricted(e: Evaluation, maxUnhealthy: IntOrPercent): string | undefined {
+  if (e.remediationAllowed.status === 'True') return undefined;
+  if (!e.targets.some((t) => t.health.kind === 'unhealthy' || t.health.kind === 'pending')) return undefined;
+  if (e.maxUnhealthy === undefined) return e.remediationAllowed.message;
   return `Remediation restricted due to exceeded number of unhealthy machines (total: ${e.expectedMachines}, unhealthy: ${e.unhealthyCount}, maxUnhealthy: ${maxUnhealthy})`;
 }
