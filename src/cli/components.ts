@@ -23,6 +23,10 @@ export const components: Readonly<Record<string, ComponentEntry>> = {
   'machine-config-server': { load: async () => (await import('../operators/machine-config/server/component.ts')).start },
   'machine-config-daemon': { load: async () => (await import('../operators/machine-config/daemon/component.ts')).start },
   'oauth-proxy': { load: async () => (await import('../operators/machine-config/oauth-proxy/component.ts')).start },
+  // Like OpenShift's image, one image for the operator and three of its controllers: its first argument picks the program.
+  'machine-api-operator': { load: async () => (await import('../operators/machine-api/component.ts')).start },
+  // The platform's provider image (images.json clusterAPIControllerShipyard): the machine controller alone.
+  'machine-controller': { load: async () => (await import('../operators/machine-api/machine/component.ts')).start },
   // OpenShift's cluster-machine-approver: approves joining machines' node client certificates.
   'machine-approver': { load: async () => (await import('../operators/machine-approver/component.ts')).start },
 };

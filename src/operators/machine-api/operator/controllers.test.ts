@@ -19,10 +19,10 @@ describe('the machine-api-controllers Deployment', () => {
     assert.ok(spec.tolerations?.some((t) => t.key === 'node-role.kubernetes.io/master' && t.effect === 'NoSchedule' && t.operator === 'Exists'), 'the masters\' taint is tolerated');
   });
 
-  it('OpenShift\'s four containers: three programs of the operator\'s image, the machine controller from the provider\'s', () => {
+  it('OpenShift\'s four containers and their programs: three of the operator\'s image, the machine controller the provider image\'s', () => {
     assert.deepEqual(spec.containers.map((c) => [c.name, c.image, c.command]), [
       ['machineset-controller', 'shipyard.local/machine-api-operator:v0.1.0', ['/machineset-controller']],
-      ['machine-controller', 'shipyard.local/machine-controller:v0.1.0', undefined],
+      ['machine-controller', 'shipyard.local/machine-controller:v0.1.0', ['/machine-controller-manager']],
       ['nodelink-controller', 'shipyard.local/machine-api-operator:v0.1.0', ['/nodelink-controller']],
       ['machine-healthcheck-controller', 'shipyard.local/machine-api-operator:v0.1.0', ['/machine-healthcheck']],
     ]);

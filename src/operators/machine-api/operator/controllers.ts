@@ -37,11 +37,11 @@ const tolerations: V1Toleration[] = [
 /** The flags every controller takes (OpenShift's, less klog's logging flags). */
 const commonArgs = ['--v=3', '--leader-elect=true', '--leader-elect-lease-duration=120s', `--namespace=${MAO_NAMESPACE}`];
 
-function container(o: { name: string; image: string; command?: string; metricsPort: number; env: V1EnvVar[] }): V1Container {
+function container(o: { name: string; image: string; command: string; metricsPort: number; env: V1EnvVar[] }): V1Container {
   return {
     name: o.name,
     image: o.image,
-    ...(o.command ? { command: [o.command] } : {}),
+    command: [o.command],
     // $(POD_IP) is expanded by the kubelet from the container's own environment.
     args: [...commonArgs, `--metrics-bind-address=$(POD_IP):${o.metricsPort}`],
     env: [{ name: 'POD_IP', valueFrom: { fieldRef: { fieldPath: 'status.podIP' } } }, ...o.env],
@@ -70,7 +70,7 @@ export function controllersDeployment(o: ControllersOptions): V1Deployment {
           containers: [
             container({ ...containers.machineSet, image: o.operatorImage, metricsPort: metricsPorts.machineSet, env: [release] }),
             container({
-              name: containers.machine.name,
+              ...containers.machine,
               image: o.providerImage,
               metricsPort: metricsPorts.machine,
               env: [{ name: 'NODE_NAME', valueFrom: { fieldRef: { fieldPath: 'spec.nodeName' } } }, release],

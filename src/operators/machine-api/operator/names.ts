@@ -25,13 +25,12 @@ export const CONTROLLERS = 'machine-api-controllers';
 export const OWNED_ANNOTATION = 'machine.openshift.io/owned';
 
 /**
- * The controllers' containers, as OpenShift names them, and the binary each runs in the MAO
- * image (its first argument; see ../component.ts). The machine controller is the provider
- * image's only program.
+ * The controllers' containers, as OpenShift names them, and the program each runs: one of the
+ * MAO image's (its first argument; see ../component.ts), or the provider image's.
  */
 export const containers = {
   machineSet: { name: 'machineset-controller', command: '/machineset-controller' },
-  machine: { name: 'machine-controller' },
+  machine: { name: 'machine-controller', command: '/machine-controller-manager' },
   nodeLink: { name: 'nodelink-controller', command: '/nodelink-controller' },
   healthCheck: { name: 'machine-healthcheck-controller', command: '/machine-healthcheck' },
 } as const;
