@@ -6,7 +6,7 @@
  * or nodelink controller runs: Machines, their status and Nodes are written as those would.
  * Covered: a Node unhealthy past its timeout (status, DetectedUnhealthy, deletion at the
  * requeue, MachineDeleted); maxUnhealthy 0 (TooManyUnhealthy, RemediationRestricted, nothing
- * deleted) then raised; the pause annotation; skip-remediation and a Machine without a
+ * deleted) then raised; the pause annotation; a nodeRef to a Node that does not exist; skip-remediation and a Machine without a
  * MachineSet; a Failed InvalidConfiguration Machine kept while its MachineSet would recreate it
  * as it is, deleted once the template is fixed; the node startup timeout from the instance's
  * existence, and "0"; the v1alpha1 form as the Machine API Operator's README writes it (in
@@ -235,6 +235,14 @@ describe('MachineHealthCheck controller (real API server, FakeClock)', { timeout
     assert.ok(await exists('skip-orphan'));
     const status = await statusOf('skip');
     assert.deepEqual([status?.expectedMachines, status?.currentHealthy], [2, 0]);
+  });
+
+  it('a nodeRef naming a Node that does not exist: deleted at once (the server asked first)', async () => {
+    const set = await machineSet('nonode');
+    await machine('nonode-1', 'nonode', { set, node: 'nonode-missing', provisionedAgoMs: 60 * MIN });
+    await check('nonode', {});
+    await gone('nonode-1');
+    assert.equal(await eventWith('Machine', 'nonode-1', 'MachineDeleted'), `MachineDeleted: Machine ${NS}/nonode/nonode-1/nonode-missing has been remediated by requesting to delete Machine object`);
   });
 
   it('Failed with InvalidConfiguration: kept while its MachineSet would recreate it as it is; deleted once the template is fixed', async () => {
