@@ -6,11 +6,12 @@
  * or nodelink controller runs: Machines, their status and Nodes are written as those would.
  * Covered: a Node unhealthy past its timeout (status, DetectedUnhealthy, deletion at the
  * requeue, MachineDeleted); maxUnhealthy 0 (TooManyUnhealthy, RemediationRestricted, nothing
- * deleted) then raised; the pause annotation; a nodeRef to a Node that does not exist; skip-remediation and a Machine without a
- * MachineSet; a Failed InvalidConfiguration Machine kept while its MachineSet would recreate it
- * as it is, deleted once the template is fixed; the node startup timeout from the instance's
- * existence, and "0"; the v1alpha1 form as the Machine API Operator's README writes it (in
- * `default`), with ConfigMap node-unhealthy-conditions verbatim, then unreadable.
+ * deleted) then raised; the pause annotation; skip-remediation and a Machine without a
+ * MachineSet; a nodeRef to a Node that does not exist; a Failed InvalidConfiguration Machine
+ * kept while its MachineSet would recreate it as it is, deleted once the template is fixed; the
+ * node startup timeout from the instance's existence, and "0"; the v1alpha1 form as the Machine
+ * API Operator's README writes it (in `default`), with ConfigMap node-unhealthy-conditions
+ * verbatim, then unreadable.
  */
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
