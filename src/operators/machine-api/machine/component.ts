@@ -75,7 +75,11 @@ export async function start(ctx: ComponentContext): Promise<void> {
   } finally {
     probe.close();
   }
-  assertSupportedPlatform(platform);
+  try {
+    assertSupportedPlatform(platform);
+  } catch (err) {
+    throw new Error(`${COMPONENT}: ${(err as Error).message}`);
+  }
   logger.info({ platform, namespace: namespace ?? '(all)' }, 'machine provider chosen');
 
   const metrics = createComponentMetrics(COMPONENT, undefined, { collectDefaults: true });

@@ -37,7 +37,7 @@ import { refOf, resources } from '../../../runtime/resources.ts';
 import { statusTargetOf, updateStatus } from '../../../runtime/update-status.ts';
 import { isInvalidConfiguration, RequeueAfterError, type MachineProvider, type MachineUpdate } from '../providers/provider.ts';
 import { machinePatch } from './object-patch.ts';
-import { conditionReasons, falseCondition, findCondition, nextStatus, trueCondition, unknownCondition, unknownInstanceState, type StatusChange } from './status.ts';
+import { conditionReasons, eventSubject, falseCondition, findCondition, nextStatus, trueCondition, unknownCondition, unknownInstanceState, type StatusChange } from './status.ts';
 
 export const MACHINE_CONTROLLER = 'machine-controller';
 export const machinesRef = refOf(Machine);
@@ -71,6 +71,8 @@ export function createMachineController(ctx: ControllerContext, o: MachineContro
   const { provider, machines } = o;
   const requeue = { requeueAfterMs: o.requeueAfterMs ?? 30_000 };
 
+  const record = (m: ReadonlyMachine, type: 'Normal' | 'Warning', reason: string, message: string): void => ctx.recorder.event(eventSubject(m), type, reason, message);
+
   const writeStatus = async (m: ReadonlyMachine, change: StatusChange): Promise<void> => {
     const now = formatTimestamp(ctx.clock.wallNow());
     await updateStatus<MachineStatus, Machine>(ctx.client, statusTargetOf(machinesRef, m), (status, object) => nextStatus(object as ReadonlyMachine, status, change, now));
@@ -88,9 +90,17 @@ export function createMachineController(ctx: ControllerContext, o: MachineContro
     await ctx.client.patch(machinesRef, m.metadata?.namespace, m.metadata?.name ?? '', { metadata: { finalizers: finalizers.length ? finalizers : null, resourceVersion: m.metadata?.resourceVersion } });
   };
 
+  /**
+   * Machines this controller put in phase Failed, by uid, until the cache shows it: a reconcile
+   * on a cache that has not caught up must not call the provider again (a second create).
+   */
+  const failed = new Set<string>();
+
   const fail = async (m: ReadonlyMachine, failure: { reason?: string; message: string }, conditions: StatusChange['conditions'] = []): Promise<void> => {
-    const written = await writeObject(m, { annotations: { [machineAnnotations.instanceState]: unknownInstanceState } });
-    await writeStatus(written, { phase: machinePhases.failed, failure, conditions });
+    failed.add(m.metadata?.uid ?? '');
+    // The status first: the annotation's write event must find the Machine already Failed.
+    await writeStatus(m, { phase: machinePhases.failed, failure, conditions });
+    await writeObject(m, { annotations: { [machineAnnotations.instanceState]: unknownInstanceState } });
   };
 
   const deleteNode = async (name: string): Promise<void> => {
@@ -116,12 +126,12 @@ export function createMachineController(ctx: ControllerContext, o: MachineContro
     }
     try {
       await provider.delete(m, signal);
-      ctx.recorder.event(m, 'Normal', 'Delete', `Deleted machine ${name}`);
+      record(m, 'Normal', 'Delete', `Deleted machine ${name}`);
     } catch (err) {
       // An invalid configuration never launched anything, unless addresses say otherwise.
       if ((m.status?.addresses?.length ?? 0) > 0 || !isInvalidConfiguration(err)) {
         if (err instanceof RequeueAfterError) return { requeueAfterMs: err.requeueAfterMs };
-        ctx.recorder.event(m, 'Warning', 'FailedDelete', `${name}: reconciler failed to Delete machine: ${errorText(err)}`);
+        record(m, 'Warning', 'FailedDelete', `${name}: reconciler failed to Delete machine: ${errorText(err)}`);
         throw err;
       }
     }
@@ -134,7 +144,13 @@ export function createMachineController(ctx: ControllerContext, o: MachineContro
       logger.info({ machine: name, node }, 'deleting node of machine');
       await deleteNode(node);
     }
-    await setFinalizers(m, finalizers.filter((f) => f !== machineFinalizer));
+    try {
+      await setFinalizers(m, finalizers.filter((f) => f !== machineFinalizer));
+    } catch (err) {
+      // Gone already: a pass on a cache that had not seen the last one's removal.
+      if (isNotFound(err)) return;
+      throw err;
+    }
     logger.info({ machine: name }, 'machine deletion successful');
   };
 
@@ -146,7 +162,7 @@ export function createMachineController(ctx: ControllerContext, o: MachineContro
     const invalid = validateMachine(m);
     if (invalid.length) {
       const message = `${name}: machine validation failed: ${invalid.map((e) => e.message).join(', ')}`;
-      ctx.recorder.event(m, 'Warning', 'FailedValidate', message);
+      record(m, 'Warning', 'FailedValidate', message);
       // An edit brings it back; until then retrying cannot help.
       throw terminal(new Error(message));
     }
@@ -158,7 +174,8 @@ export function createMachineController(ctx: ControllerContext, o: MachineContro
     }
     if (m.metadata?.deletionTimestamp) return reconcileDelete(m, signal);
 
-    if (m.status?.phase === machinePhases.failed) {
+    if (m.status?.phase === machinePhases.failed) failed.delete(m.metadata?.uid ?? '');
+    if (m.status?.phase === machinePhases.failed || failed.has(m.metadata?.uid ?? '')) {
       logger.debug({ machine: name }, `machine is in phase ${machinePhases.failed}; it will not be reconciled`);
       return;
     }
@@ -179,12 +196,12 @@ export function createMachineController(ctx: ControllerContext, o: MachineContro
         update = await provider.update(m, signal);
       } catch (err) {
         logger.warn({ machine: name, err: errorText(err) }, 'error updating machine; retrying');
-        ctx.recorder.event(m, 'Warning', 'FailedUpdate', `${name}: reconciler failed to Update machine: ${errorText(err)}`);
+        record(m, 'Warning', 'FailedUpdate', `${name}: reconciler failed to Update machine: ${errorText(err)}`);
         await writeStatus(m, { phase: currentPhase(m) }).catch(() => {});
         return err instanceof RequeueAfterError ? { requeueAfterMs: err.requeueAfterMs } : requeue;
       }
       const written = await writeObject(m, update);
-      if (written !== m) ctx.recorder.event(m, 'Normal', 'Update', `Updated Machine ${name}`);
+      if (written !== m) record(m, 'Normal', 'Update', `Updated Machine ${name}`);
       const conditions = [trueCondition(machineConditionTypes.instanceExists)];
       if (!isProvisioned(written) && !(update.addresses?.length ?? 0)) {
         logger.warn({ machine: name }, 'instance exists but providerID or addresses has not been given to the machine yet; requeuing');
@@ -216,7 +233,7 @@ export function createMachineController(ctx: ControllerContext, o: MachineContro
     try {
       created = await provider.create(m, signal);
     } catch (err) {
-      ctx.recorder.event(m, 'Warning', 'FailedCreate', `${name}: reconciler failed to Create machine: ${errorText(err)}`);
+      record(m, 'Warning', 'FailedCreate', `${name}: reconciler failed to Create machine: ${errorText(err)}`);
       if (isInvalidConfiguration(err)) {
         logger.warn({ machine: name, err: err.message }, 'invalid machine configuration; machine failed');
         await fail(m, { reason: err.reason, message: err.message }, [notCreated]);
@@ -225,7 +242,7 @@ export function createMachineController(ctx: ControllerContext, o: MachineContro
       if (err instanceof RequeueAfterError) return { requeueAfterMs: err.requeueAfterMs };
       throw err;
     }
-    ctx.recorder.event(m, 'Normal', 'Create', `Created Machine ${name}`);
+    record(m, 'Normal', 'Create', `Created Machine ${name}`);
     logger.info({ machine: name }, 'created instance');
     if (created) {
       const written = await writeObject(m, created);
@@ -243,6 +260,7 @@ export function createMachineController(ctx: ControllerContext, o: MachineContro
     onError: (r) => logger[isConflict(r.error) || r.result === 'terminal' ? 'debug' : 'warn']({ key: r.key, err: errorText(r.error) }, 'machine sync failed'),
   });
   controller.watch(machines);
+  machines.on('delete', (m) => failed.delete(m.metadata?.uid ?? ''));
   return controller;
 }
 

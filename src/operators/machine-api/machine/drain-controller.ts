@@ -32,7 +32,7 @@ import { resources } from '../../../runtime/resources.ts';
 import { statusTargetOf, updateStatus } from '../../../runtime/update-status.ts';
 import { RequeueAfterError } from '../providers/provider.ts';
 import { machinesRef } from './controller.ts';
-import { conditionReasons, falseCondition, findCondition, nextStatus, trueCondition, type ConditionChange } from './status.ts';
+import { conditionReasons, eventSubject, falseCondition, findCondition, nextStatus, trueCondition, type ConditionChange } from './status.ts';
 
 export const DRAIN_CONTROLLER = 'machine-drain-controller';
 
@@ -60,11 +60,17 @@ export function createDrainController(ctx: ControllerContext, o: DrainController
   const retryMs = o.drainRequeueAfterMs ?? 20_000;
   const timeoutMs = o.drainTimeoutMs ?? 20_000;
 
+  const record = (m: DeepReadonly<Machine>, type: 'Normal' | 'Warning', reason: string, message: string): void => ctx.recorder.event(eventSubject(m), type, reason, message);
+
+  /** Machines whose Drained=True this controller wrote, by uid, until the cache shows it: no second drain on a lagging cache. */
+  const drained = new Set<string>();
+
   const writeDrained = async (m: DeepReadonly<Machine>, condition: ConditionChange): Promise<void> => {
     const now = formatTimestamp(ctx.clock.wallNow());
     await updateStatus<MachineStatus, Machine>(ctx.client, statusTargetOf(machinesRef, m), (status, object) =>
       nextStatus(object as DeepReadonly<Machine>, status, { conditions: [condition] }, now),
     );
+    if (condition.status === 'True') drained.add(m.metadata?.uid ?? '');
   };
 
   /** Refuses a control-plane node while another is cordoned, unless this one already is (its drain is the one under way). */
@@ -105,28 +111,32 @@ export function createDrainController(ctx: ControllerContext, o: DrainController
     const m = machines.store.get(key);
     if (!m) return;
     if (!m.metadata?.deletionTimestamp || m.status?.phase !== machinePhases.deleting) return;
-    if (findCondition(m, machineConditionTypes.drained)?.status === 'True') return;
+    if (findCondition(m, machineConditionTypes.drained)?.status === 'True') {
+      drained.delete(m.metadata?.uid ?? '');
+      return;
+    }
+    if (drained.has(m.metadata?.uid ?? '')) return;
 
     const nodeName = m.status?.nodeRef?.name;
     const excluded = m.metadata?.annotations?.[machineAnnotations.excludeNodeDraining] !== undefined;
     if (excluded || !nodeName) {
-      ctx.recorder.event(m, 'Normal', 'DrainSkipped', 'Node drain skipped');
+      record(m, 'Normal', 'DrainSkipped', 'Node drain skipped');
       await writeDrained(m, trueCondition(machineConditionTypes.drained, 'Node drain skipped'));
       return;
     }
     if ((m.spec?.lifecycleHooks?.preDrain?.length ?? 0) > 0) {
       logger.info({ machine: m.metadata?.name }, 'not draining machine: lifecycle blocked by pre-drain hook');
-      ctx.recorder.event(m, 'Normal', 'DrainBlocked', 'Drain blocked by pre-drain hook');
+      record(m, 'Normal', 'DrainBlocked', 'Drain blocked by pre-drain hook');
       return;
     }
-    ctx.recorder.event(m, 'Normal', 'DrainProceeds', 'Node drain proceeds');
+    record(m, 'Normal', 'DrainProceeds', 'Node drain proceeds');
     try {
-      if (await drain(m, nodeName, signal)) ctx.recorder.event(m, 'Normal', 'Drained', `Node "${nodeName}" drained`);
+      if (await drain(m, nodeName, signal)) record(m, 'Normal', 'Drained', `Node "${nodeName}" drained`);
     } catch (err) {
       if (signal.aborted) return;
       const message = `could not drain machine: ${errorText(err)}`;
       logger.warn({ machine: m.metadata?.name, node: nodeName, err: errorText(err) }, 'drain failed');
-      ctx.recorder.event(m, 'Warning', 'FailedDrain', message);
+      record(m, 'Warning', 'FailedDrain', message);
       await writeDrained(m, falseCondition(machineConditionTypes.drained, conditionReasons.drainError, 'Warning', message));
       return { requeueAfterMs: err instanceof RequeueAfterError ? err.requeueAfterMs : retryMs };
     }
@@ -142,5 +152,6 @@ export function createDrainController(ctx: ControllerContext, o: DrainController
     onError: (r) => logger[isConflict(r.error) ? 'debug' : 'warn']({ key: r.key, err: errorText(r.error) }, 'drain sync failed'),
   });
   controller.watch(machines);
+  machines.on('delete', (m) => drained.delete(m.metadata?.uid ?? ''));
   return controller;
 }

@@ -6,8 +6,9 @@
  * only in phase Failed, cleared on every other write), what the provider reported, the instance
  * state forced to `Unknown` on failure, and `lastUpdated` moved only when something else changed.
  */
-import { machineConditionTypes, machinePhases, type Condition, type ConditionSeverity, type Machine, type MachinePhase, type MachineStatus } from '../../../api/machine/index.ts';
+import { Machine, machineConditionTypes, machinePhases, type Condition, type ConditionSeverity, type MachinePhase, type MachineStatus } from '../../../api/machine/index.ts';
 import { canonicalJson } from '../../../runtime/canonical-json.ts';
+import type { EventSubject } from '../../../runtime/context.ts';
 import type { DeepReadonly } from '../../../runtime/readonly.ts';
 import type { MachineUpdate } from '../providers/provider.ts';
 
@@ -48,6 +49,14 @@ export function setCondition(conditions: readonly DeepReadonly<Condition>[] | un
   if (i >= 0) list[i] = next;
   else list.push(next);
   return list;
+}
+
+/**
+ * The Machine as an Event's subject: objects from a list (the cache) carry no kind or apiVersion,
+ * and without them `kubectl describe machine` would not find its Events.
+ */
+export function eventSubject(m: DeepReadonly<Machine>): EventSubject {
+  return { apiVersion: Machine.apiVersion, kind: Machine.kind, metadata: m.metadata };
 }
 
 export function findCondition(machine: DeepReadonly<Machine>, type: string): DeepReadonly<Condition> | undefined {
