@@ -9,7 +9,8 @@
  * instance that vanished; deletion with the drain held by a PodDisruptionBudget (Drained=False
  * DrainError naming pod and budget, the Node cordoned, DaemonSet pod left) and then allowed,
  * the termination waited for, the Node deleted; lifecycle hooks holding the drain and the
- * termination; exclude-node-draining; a nodeRef to a Node already gone.
+ * termination; control-plane nodes one at a time, and an unreachable node's drain not waiting
+ * on its kubelet; exclude-node-draining; a nodeRef to a Node already gone.
  */
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -161,9 +162,10 @@ describe('machine controller (real API server, FakeClock, test provider)', { tim
   it('an instance that vanished after provisioning: Failed, InstanceMissing, instance state Unknown', async () => {
     provider.instances.delete('m-1');
     await touch('m-1', 'vanished');
+    // The status, then the instance-state annotation: wait for both writes.
     const failed = await settle('m-1 Failed', async () => {
       const m = await get('m-1');
-      return m?.status?.phase === 'Failed' && m;
+      return m?.status?.phase === 'Failed' && m.metadata?.annotations?.[machineAnnotations.instanceState] === 'Unknown' && m;
     });
     assert.equal(failed.status?.errorMessage, "can't find created instance");
     assert.equal(failed.status?.errorReason, undefined);
@@ -179,9 +181,10 @@ describe('machine controller (real API server, FakeClock, test provider)', { tim
     const message = 'spec.providerSpec.value.instanceType: Unsupported value: "x.huge": supported values: "s.small", "s.large"';
     provider.failures.set('m-bad', { create: new MachineError('InvalidConfiguration', message, { field: 'spec.providerSpec.value.instanceType' }) });
     await create(machine('m-bad'));
+    // The status, then the instance-state annotation: wait for both writes.
     const failed = await settle('m-bad Failed', async () => {
       const m = await get('m-bad');
-      return m?.status?.phase === 'Failed' && m;
+      return m?.status?.phase === 'Failed' && m.metadata?.annotations?.[machineAnnotations.instanceState] === 'Unknown' && m;
     });
     assert.equal(failed.status?.errorReason, 'InvalidConfiguration');
     assert.equal(failed.status?.errorMessage, message);
@@ -318,6 +321,32 @@ describe('machine controller (real API server, FakeClock, test provider)', { tim
     await settle('m-hooks gone', () => gone('m-hooks'));
     assert.ok(provider.calls('m-hooks').delete >= 1, 'terminated once the hook was removed');
     assert.equal(await nodeOf('worker-h'), undefined);
+  });
+
+  it('control-plane nodes are drained one at a time; an unreachable node is drained without waiting on its kubelet', async () => {
+    for (const name of ['cp-1', 'cp-2']) {
+      await admin.create(resources.nodes, { apiVersion: 'v1', kind: 'Node', metadata: { name, labels: { 'node-role.kubernetes.io/master': '' } } });
+      await running_(machine(`m-${name}`), name);
+    }
+    // cp-2 is being drained by someone (a machine-config update, say).
+    await admin.patch(resources.nodes, undefined, 'cp-2', { spec: { unschedulable: true } });
+    await admin.delete(machinesRef, NS, 'm-cp-1');
+    const held = await settle('m-cp-1 Drained=False', async () => {
+      const m = await get('m-cp-1');
+      return condition(m, 'Drained')?.status === 'False' && m;
+    }, 1000);
+    assert.equal(condition(held, 'Drained')?.message, 'could not drain machine: control plane node cp-2 is already cordoned; control plane nodes are drained one at a time');
+    assert.notEqual((await nodeOf('cp-1'))?.spec?.unschedulable, true, 'cp-1 not cordoned while cp-2 is');
+    // cp-1's kubelet stops answering, with a pod on it that only a kubelet would finish deleting.
+    await admin.patch(resources.nodes, undefined, 'cp-1', { status: { conditions: [{ type: 'Ready', status: 'Unknown', reason: 'NodeStatusUnknown' }] } }, { subresource: 'status' });
+    await admin.create(resources.pods, { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'etcd-guard', namespace: 'default', labels: { app: 'guard' } }, spec: { nodeName: 'cp-1', containers: [{ name: 'c', image: 'g' }] } });
+    await admin.patch(resources.pods, 'default', 'etcd-guard', { status: { phase: 'Running', conditions: [{ type: 'Ready', status: 'True' }] } }, { subresource: 'status' });
+    await admin.patch(resources.nodes, undefined, 'cp-2', { spec: { unschedulable: null } });
+    await settle('m-cp-1 gone', () => gone('m-cp-1'), 1000);
+    assert.equal(await nodeOf('cp-1'), undefined);
+    const guard = await admin.get<V1Pod>(resources.pods, 'default', 'etcd-guard').catch(() => undefined);
+    assert.ok(!guard || guard.metadata?.deletionTimestamp, 'the pod was evicted (its deletion left to a kubelet that is not there)');
+    if (guard) assert.equal(guard.metadata?.deletionGracePeriodSeconds, 1, 'with a 1 s grace period');
   });
 
   it('exclude-node-draining skips the drain (a budget would block it); a nodeRef to a Node already gone is fine', async () => {
