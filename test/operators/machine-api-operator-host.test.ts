@@ -84,7 +84,11 @@ describe('machine-api operator run from the host (seed 003)', { timeout: 180_000
       return maybe<V1Deployment>(resources.deployments, NS, 'machine-api-controllers');
     }, 90_000);
     assert.deepEqual(d.spec?.template.spec?.containers.map((c) => c.image), ['example.test/mao:dev', 'example.test/machine-controller:dev', 'example.test/mao:dev', 'example.test/mao:dev']);
-    const co = await until('its ClusterOperator', () => maybe<ClusterOperator>(resources.clusterOperators, undefined, 'machine-api'), 30_000);
+    // Created first, then given its status: wait for the status.
+    const co = await until('its ClusterOperator\'s status', async () => {
+      const o = await maybe<ClusterOperator>(resources.clusterOperators, undefined, 'machine-api');
+      return o?.status?.conditions?.length ? o : undefined;
+    }, 30_000);
     assert.equal(co.status?.conditions?.find((c) => c.type === 'Available')?.reason, 'Initializing');
     assert.deepEqual(co.status?.versions ?? [], [], 'no RELEASE_VERSION, no versions, as OpenShift\'s operator');
     const lease = await admin.get<{ metadata?: object; spec?: { holderIdentity?: string } }>(resources.leases, NS, 'machine-api-operator');
