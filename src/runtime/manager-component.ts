@@ -14,7 +14,7 @@ import type { ComponentContext } from './component.ts';
 import { leaderElectionFor, parseComponentFlags } from './component-flags.ts';
 import type { ControllerContext } from './context.ts';
 import type { Controller } from './controller.ts';
-import { loadKubeConfig } from './kubeconfig.ts';
+import { loadKubeConfig, type KubeAccess } from './kubeconfig.ts';
 import { createLogger } from './logger.ts';
 import { startManager } from './manager.ts';
 import { createComponentMetrics } from './metrics.ts';
@@ -31,6 +31,11 @@ export interface ManagerComponentOptions {
   readonly metricsPort: number;
   /** Flags of this component alone, parsed in the same pass (a typo is an error naming it). */
   readonly flags?: NonNullable<ParseArgsConfig['options']>;
+  /**
+   * Runs once before campaigning, e.g. to refuse at start a configuration the component cannot
+   * serve (the machine controller's platform); a rejection stops the component with its error.
+   */
+  readonly prepare?: (o: { kubeConfig: KubeAccess; values: Readonly<Record<string, unknown>> }) => Promise<void>;
   /** Builds the controllers once leading; `namespace` is undefined for every namespace. */
   readonly controllers: (ctx: ControllerContext, o: { namespace: string | undefined; values: Readonly<Record<string, unknown>> }) => Controller[];
 }
@@ -47,6 +52,7 @@ export async function runManagerComponent(ctx: ComponentContext, o: ManagerCompo
   const namespace = String(values.namespace) || undefined;
   const leaseNamespace = (values['leader-elect-resource-namespace'] as string | undefined) || namespace || o.defaultNamespace;
   const kubeConfig = loadKubeConfig({ kubeconfig: common.kubeconfig, env: ctx.env, rootfs: ctx.rootfs });
+  await o.prepare?.({ kubeConfig, values });
   const metrics = createComponentMetrics(o.component, undefined, { collectDefaults: true });
   // The container's environment, not this process's: inline, the two differ.
   const logger = createLogger({ component: o.component, level: ctx.env.SHIPYARD_LOG_LEVEL || undefined });

@@ -104,6 +104,7 @@ describe('machine-controller component (real API server, real cloud)', { timeout
       /machine-controller: no machine provider for platform "None" \(infrastructure\.config\.openshift\.io\/cluster status\.platformStatus\.type\); this machine controller serves: Shipyard/,
     );
     await assert.rejects(start({ signal: new AbortController().signal, args: ['--kubeconfig', ts.server.kubeconfigPath, '--bogus'], env }), /machine-controller: .*bogus/);
+    await assert.rejects(start({ signal: new AbortController().signal, args: ['--kubeconfig', ts.server.kubeconfigPath, '--requeue-after=soon'], env }), /machine-controller: --requeue-after: /);
   });
 
   it('on platform Shipyard: leads, serves metrics, and drives the cloud', async (t) => {
