@@ -46,17 +46,19 @@ describe('loadPayloadDir', () => {
     assert.deepEqual(p.release, { version: '0.2.0', image: 'example.com/release:0.2.0' });
     assert.deepEqual(p.metadata, { kind: 'cincinnati-metadata-v0', version: '0.2.0', previous: ['0.1.0'] });
     assert.deepEqual(p.images, { 'cluster-version-operator': 'shipyard.local/cluster-version-operator@sha256:aa' });
-    assert.deepEqual(p.manifests.map((m) => `${m.file}#${m.index}:${m.name}`), ['0000_10_a_01.yaml#0:a1', '0000_20_c_03.yaml#0:c3', '0000_50_b_01.yaml#0:b1']);
+    assert.deepEqual(p.manifests.map((m) => `${m.file}#${m.index}:${m.name}`), ['0000_10_a_01.yaml#0:a1', '0000_10_a_02.json#0:a3', '0000_20_c_03.yaml#0:c3', '0000_50_b_01.yaml#0:b1']);
     assert.deepEqual(
       p.excluded.map((e) => [e.manifest.name, e.reason]),
       [
         ['a2', 'no annotations'],
-        ['a3', 'exclude.release.openshift.io/internal-openshift-hosted=true'],
         ['c1', `unrecognized value ${profile}=false`],
         ['c2', 'release.openshift.io/feature-set=TechPreviewNoUpgrade does not include Default'],
       ],
     );
     assert.equal(p.versionHash, versionHash(p.manifests));
+    // Only a CVO told to exclude an id (a hosted control plane's) drops what is annotated with it.
+    const hosted = loadPayloadDir(dir, 'x', { exclude: ['internal-openshift-hosted'] });
+    assert.deepEqual(hosted.excluded.find((e) => e.manifest.name === 'a3')?.reason, 'exclude.release.openshift.io/internal-openshift-hosted=true');
     const tech = loadPayloadDir(dir, 'x', { featureSet: 'TechPreviewNoUpgrade' });
     assert.ok(tech.manifests.some((m) => m.name === 'c2'));
     assert.notEqual(tech.versionHash, p.versionHash, 'the hash covers the included manifests only');

@@ -23,8 +23,13 @@ export const releaseMetadataFile = 'release-metadata';
 export const imageReferencesFile = 'image-references';
 export const releaseMetadataKind = 'cincinnati-metadata-v0';
 export const defaultProfile = 'self-managed-high-availability';
-/** What the CVO of a hosted control plane excludes; a standalone cluster has no use for such manifests either. */
-export const defaultExclusions: readonly string[] = ['internal-openshift-hosted'];
+/**
+ * What a standalone cluster's CVO excludes: nothing. `exclude.release.openshift.io/<id>` drops a
+ * manifest only for a CVO started with that id (a hosted control plane's CVO passes
+ * `internal-openshift-hosted`, so the manifests a standalone cluster needs, the Machine API's
+ * CRDs among them, are the ones annotated with it).
+ */
+export const defaultExclusions: readonly string[] = [];
 
 export type Override = ComponentOverride;
 
