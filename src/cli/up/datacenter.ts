@@ -59,6 +59,8 @@ export interface Datacenter {
   readonly kubeconfigPath: string;
   readonly client: ApiClient;
   readonly cloud: Cloud;
+  /** The cloud API's URL (`http://<block host>:<cloud port>`), for the machine controllers' credentials. */
+  readonly cloudUrl: string;
   /** What the nodes booted from, for the install to create in the API (machine-config.ts). */
   readonly machineConfig: MachineConfigBootstrap;
   rows(): Promise<NodeRow[]>;
@@ -296,6 +298,7 @@ export async function startDatacenter(o: DatacenterOptions): Promise<Datacenter>
     kubeconfigPath,
     client,
     cloud,
+    cloudUrl: cloudServer.url,
     machineConfig,
     rows,
     async allReady() {
