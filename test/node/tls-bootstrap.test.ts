@@ -149,6 +149,14 @@ describe('kubelet TLS bootstrap against a real API server and the csrsigning con
     assert.notEqual(other.code, 0);
     assert.match(other.stderr, /forbidden/i);
 
+    // Restarted, it puts its unit's labels back under its own identity (NodeRestriction lets a node label itself).
+    const unlabel = await ts.kubectl(['label', 'node', nodeName, 'node-role.kubernetes.io/worker-']);
+    assert.equal(unlabel.code, 0, unlabel.stderr);
+    await until('the label removed', async () => (await n.node()).metadata?.labels?.['node-role.kubernetes.io/worker'] === undefined);
+    await n.kubelet.stop();
+    await n.kubelet.start();
+    await until('the label put back by the kubelet', async () => (await n.node()).metadata?.labels?.['node-role.kubernetes.io/worker'] === '');
+
     // Started again with that credential, it asks for nothing.
     const again = await ensureKubeletCredential({ nodeName, nodeRoot: join(n.nodeDir, 'root'), signal: new AbortController().signal, logger });
     assert.deepEqual(again, { kubeconfigPath });

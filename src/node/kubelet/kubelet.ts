@@ -228,10 +228,9 @@ export class Kubelet {
    * changed since (an operator, `kubectl taint`) stay as they are.
    */
   private async applyLabels(): Promise<void> {
-    const want = nodeLabels(this.identity);
-    const have = this.o.currentNode()?.metadata?.labels ?? {};
-    if (Object.entries(want).every(([k, v]) => have[k] === v)) return;
-    await this.o.client.patch<V1Node>(resources.nodes, undefined, this.nodeName, { metadata: { labels: want } });
+    // Written whatever the cache shows: it may not have seen a label removed a moment ago, and a
+    // start is rare enough for one patch.
+    await this.o.client.patch<V1Node>(resources.nodes, undefined, this.nodeName, { metadata: { labels: nodeLabels(this.identity) } });
   }
 
   private loadConfig(): void {
