@@ -43,6 +43,7 @@
  * stdout. Every process started here is stopped on the way out, Ctrl-C included.
  */
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { get as httpGet } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { KubeConfig, type KubernetesObject, type V1Node } from '@kubernetes/client-node';
@@ -92,6 +93,17 @@ const machineSetsRef = refOf(MachineSet);
 type Node = DeepReadonly<V1Node>;
 type MachineView = DeepReadonly<Machine>;
 
+/** User and system CPU seconds of a process so far (/proc/<pid>/stat, in clock ticks of 1/100 s). */
+function cpuSeconds(pid: number): number {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return (Number(fields[11]) + Number(fields[12])) / 100;
+  } catch {
+    return 0;
+  }
+}
+
 const isReady = (n: Node | undefined): boolean => !!n?.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True');
 const median = (xs: readonly number[]): number => {
   const s = [...xs].sort((a, b) => a - b);
@@ -129,7 +141,7 @@ export async function run(): Promise<void> {
   const progress = (msg: string): void => void process.stderr.write(`[machines ${new Date().toISOString().slice(11, 19)}] ${msg}\n`);
   const releaseExitHandlers = procs.cleanUpOnExit(dir);
   /** The controllers of the round under way: their own group, stopped at the end of each round. */
-  let controllers: { procs: Processes; release: () => void } | undefined;
+  let controllers: { procs: Processes; release: () => void; pids: number[] } | undefined;
   const failure = (): Error | undefined => procs.failure ?? controllers?.procs.failure;
 
   async function until(what: string, cond: () => boolean | Promise<boolean>, timeoutMs: number, everyMs = 200): Promise<void> {
@@ -187,10 +199,12 @@ export async function run(): Promise<void> {
   let cloudServer: CloudServer | undefined;
   const kubeletClients = new Map<string, ApiClient>();
   const rounds: Round[] = [];
+  /** The last round's API requests per phase (the time it took to read them is outside every figure). */
+  let requests: Record<'cloudUp' | 'cloudDown' | 'up' | 'down' | 'reconcilesUp' | 'reconcilesDown', string> | undefined;
   let result: string[] | undefined;
   try {
     const port = 20000 + Math.floor(Math.random() * 20000);
-    procs.start('apiserver', ['bin/shipyard.js', 'apiserver', '--data-dir', dir, '--port', String(port)]);
+    const apiserverPid = procs.start('apiserver', ['bin/shipyard.js', 'apiserver', '--data-dir', dir, '--port', String(port)]).pid!;
     const kubeconfig = join(dir, 'kubeconfig');
     await until('the API server', () => existsSync(kubeconfig), 60_000);
     const kc = new KubeConfig();
@@ -303,17 +317,47 @@ export async function run(): Promise<void> {
       for (const m of text.matchAll(/^apiserver_registered_watchers\{resource="([^"]+)"\} (\d+)$/gm)) counts[m[1]!] = Number(m[2]);
       return counts;
     };
+    /** Requests the API server has answered, by `verb resource`. */
+    const requestCounts = async (): Promise<Map<string, number>> => {
+      const text = await api.request<string>('GET', '/metrics', { raw: true });
+      const counts = new Map<string, number>();
+      for (const m of text.matchAll(/^apiserver_request_total\{(.*)\} (\d+)$/gm)) {
+        const verb = /verb="([^"]*)"/.exec(m[1]!)?.[1] ?? '';
+        const resource = /resource="([^"]*)"/.exec(m[1]!)?.[1] ?? '';
+        if (verb === 'watch') continue;
+        counts.set(`${verb} ${resource}`, (counts.get(`${verb} ${resource}`) ?? 0) + Number(m[2]));
+      }
+      return counts;
+    };
+    /** CPU seconds so far of the API server, the controllers and this process (the cloud and the kubelets). */
+    const cpuNow = (): number[] => [cpuSeconds(apiserverPid), (controllers?.pids ?? []).reduce((a, pid) => a + cpuSeconds(pid), 0), (process.cpuUsage().user + process.cpuUsage().system) / 1e6];
+    type Probe = { requests: Map<string, number>; cpu: number[] };
+    const probe = async (): Promise<Probe> => ({ requests: await requestCounts(), cpu: cpuNow() });
+    /** What a phase cost: CPU seconds per side, and what it asked of the API server (the total and the largest kinds), `n` being the machines it brought up or down. */
+    const costSince = async (before: Probe, n: number): Promise<string> => {
+      const cpu = cpuNow().map((c, i) => c - before.cpu[i]!);
+      const after = await requestCounts();
+      const delta = [...after].map(([k, v]) => [k, v - (before.requests.get(k) ?? 0)] as const).filter(([, v]) => v > 0).sort((a, b) => b[1] - a[1]);
+      const total = delta.reduce((a, [, v]) => a + v, 0);
+      return (
+        `CPU ${cpu.reduce((a, b) => a + b, 0).toFixed(1)} s (API server ${cpu[0]!.toFixed(1)}, controllers ${cpu[1]!.toFixed(1)}, cloud and kubelets ${cpu[2]!.toFixed(1)}); ` +
+        `API requests ${total} (${(total / n).toFixed(1)} per machine; ${delta.slice(0, 8).map(([k, v]) => `${k} ${v}`).join(', ')})`
+      );
+    };
+
     // This process's own watches open a moment after its caches synced.
     await until('this process\'s watches', async () => ((await watchers()).machines ?? 0) >= 1, 30_000);
     const ownWatches = await watchers();
 
     // ---- the phases ----
-    async function cloudAlone(tag: string, n: number): Promise<{ up: number; down: number }> {
+    async function cloudAlone(tag: string, n: number): Promise<{ up: number; down: number; requests: string[] }> {
       const names = Array.from({ length: n }, (_, i) => `cloud-${tag}-${String(i).padStart(3, '0')}`);
       const upDone = completion(`${n} Ready Nodes`, () => names.every((x) => isReady(nodes.store.get(x))), [nodeEvents]);
+      let before = await probe();
       const t0 = performance.now();
       const launched = await Promise.all(names.map((name) => cloudApi.runInstance({ name, type: TYPE, zone: ZONE, userData: USER_DATA })));
       const up = (await upDone) - t0;
+      const requests = [await costSince(before, n)];
 
       const ids = new Set(launched.map((i) => i.id));
       const nodeDeletes: Promise<unknown>[] = [];
@@ -321,21 +365,62 @@ export async function run(): Promise<void> {
         if (ids.has(i.id) && i.state === 'terminated') nodeDeletes.push(api.delete(resources.nodes, undefined, i.name).catch((err: unknown) => (isNotFound(err) ? undefined : Promise.reject(err))));
       });
       const downDone = completion('every instance terminated and its Node deleted', () => alive.size === 0 && nodes.store.list().length === 0, [nodeEvents, cloudEvents]);
+      before = await probe();
       const t1 = performance.now();
       await Promise.all([...ids].map((id) => cloudApi.terminateInstance(id)));
       const down = (await downDone) - t1;
+      requests.push(await costSince(before, n));
       offTerminated();
       await Promise.all(nodeDeletes);
-      return { up, down };
+      return { up, down, requests };
     }
+
+    /** The controllers' /metrics, on loopback: their reconciles are the profile of a phase. */
+    const metricsPorts = [0, 1, 2].map((i) => port + 1 + i);
+    type Reconciles = Map<string, { count: number; seconds: number; requeues: number; errors: number }>;
+    const reconciles = async (): Promise<Reconciles> => {
+      const out: Reconciles = new Map();
+      for (const p of metricsPorts) {
+        const text = await new Promise<string>((resolve, reject) => {
+          httpGet({ host: '127.0.0.1', port: p, path: '/metrics' }, (res) => {
+            let body = '';
+            res.setEncoding('utf8');
+            res.on('data', (c: string) => (body += c));
+            res.on('end', () => resolve(body));
+          }).on('error', reject);
+        });
+        for (const m of text.matchAll(/^\w+_reconcile_(total|seconds_sum|seconds_count)\{([^}]*)\} ([\d.e+-]+)$/gm)) {
+          const controller = /controller="([^"]+)"/.exec(m[2]!)?.[1] ?? '';
+          const r = out.get(controller) ?? { count: 0, seconds: 0, requeues: 0, errors: 0 };
+          const v = Number(m[3]);
+          if (m[1] === 'seconds_sum') r.seconds = v;
+          else if (m[1] === 'seconds_count') r.count = v;
+          else if (/result="requeue"/.test(m[2]!)) r.requeues = v;
+          else if (/result="error"/.test(m[2]!)) r.errors = v;
+          out.set(controller, r);
+        }
+      }
+      return out;
+    };
+    const reconcilesSince = (before: Reconciles, after: Reconciles): string =>
+      [...after]
+        .map(([name, a]) => {
+          const b = before.get(name) ?? { count: 0, seconds: 0, requeues: 0, errors: 0 };
+          const count = a.count - b.count;
+          return `${name} ${count} (mean ${count ? (((a.seconds - b.seconds) / count) * 1000).toFixed(0) : '-'} ms, ${a.requeues - b.requeues} requeued, ${a.errors - b.errors} failed)`;
+        })
+        .join(', ');
 
     async function startControllers(): Promise<void> {
       const group = new Processes(NODE_ARGS);
-      controllers = { procs: group, release: group.cleanUpOnExit(dir) };
+      controllers = { procs: group, release: group.cleanUpOnExit(dir), pids: [] };
       const common = [`--kubeconfig=${controllerKubeconfig}`, '--leader-elect=false'];
-      group.start('machineset-controller', ['bin/components/machine-api-operator.js', '/machineset-controller', ...common]);
-      group.start('nodelink-controller', ['bin/components/machine-api-operator.js', '/nodelink-controller', ...common]);
-      group.start('machine-controller', ['bin/components/machine-controller.js', ...common, ...CONTROLLER_ARGS]);
+      const metrics = (i: number): string => `--metrics-bind-address=127.0.0.1:${metricsPorts[i]}`;
+      controllers.pids = [
+        group.start('machineset-controller', ['bin/components/machine-api-operator.js', '/machineset-controller', ...common, metrics(0)]).pid!,
+        group.start('nodelink-controller', ['bin/components/machine-api-operator.js', '/nodelink-controller', ...common, metrics(1)]).pid!,
+        group.start('machine-controller', ['bin/components/machine-controller.js', ...common, metrics(2), ...CONTROLLER_ARGS]).pid!,
+      ];
       await until('the controllers\' watches', async () => {
         const now = await watchers();
         return Object.entries(CONTROLLER_WATCHES).every(([r, k]) => (now[r] ?? 0) >= (ownWatches[r] ?? 0) + k);
@@ -356,7 +441,7 @@ export async function run(): Promise<void> {
       }, 30_000);
     }
 
-    async function withControllers(n: number): Promise<Pick<Round, 'up' | 'down' | 'upSteps' | 'downSteps'>> {
+    async function withControllers(n: number): Promise<Pick<Round, 'up' | 'down' | 'upSteps' | 'downSteps'> & { requests: string[]; reconciles: string[] }> {
       const ofSet = (): MachineView[] => machines.store.list().filter((m) => m.metadata?.labels?.[machineLabels.machineSet] === SET);
       // When (ms after the scale) each Machine first showed each step; the figure is the last one's.
       const seen = new Map<string, Record<string, number>>();
@@ -385,9 +470,13 @@ export async function run(): Promise<void> {
         return ms.length === n && ms.every((m) => m.status?.phase === 'Running' && isReady(nodes.store.get(m.status.nodeRef?.name ?? '')));
       };
       const upDone = completion(`${n} Machines Running with Ready Nodes`, running, [machineEvents, nodeEvents]);
+      let before = await probe();
+      let reconcilesBefore = await reconciles();
       t0 = performance.now();
       await api.patch(machineSetsRef, NS, SET, { spec: { replicas: n } }, { type: 'merge', subresource: 'scale' });
       const up = (await upDone) - t0;
+      const requests = [await costSince(before, n)];
+      const reconcileCounts = [reconcilesSince(reconcilesBefore, await reconciles())];
       const upSteps = lastOf(['created', 'providerID', 'nodeRef', 'Running']);
 
       seen.clear();
@@ -396,13 +485,17 @@ export async function run(): Promise<void> {
         if (i.state === 'terminated' && !instanceGone.has(i.name)) instanceGone.set(i.name, performance.now() - t0);
       });
       const downDone = completion('every Machine, instance and Node gone', () => ofSet().length === 0 && alive.size === 0 && nodes.store.list().length === 0, [machineEvents, nodeEvents, cloudEvents]);
+      before = await probe();
+      reconcilesBefore = await reconciles();
       t0 = performance.now();
       await api.patch(machineSetsRef, NS, SET, { spec: { replicas: 0 } }, { type: 'merge', subresource: 'scale' });
       const down = (await downDone) - t0;
+      requests.push(await costSince(before, n));
+      reconcileCounts.push(reconcilesSince(reconcilesBefore, await reconciles()));
       offInstances();
       offSteps();
       const downSteps = { ...lastOf(['Deleting', 'Drained']), 'instance terminated': Math.max(...instanceGone.values()) };
-      return { up, down, upSteps, downSteps };
+      return { up, down, upSteps, downSteps, requests, reconciles: reconcileCounts };
     }
 
     // ---- rounds: a warm-up, then ROUNDS pairs ----
@@ -419,6 +512,7 @@ export async function run(): Promise<void> {
       await stopControllers();
       progress(`${label}: controllers up ${secs(ctl.up)} s (ratio ${(ctl.up / base.up).toFixed(2)}), down ${secs(ctl.down)} s (ratio ${(ctl.down / base.down).toFixed(2)})`);
       if (!warmup) rounds.push({ cloudUp: base.up, cloudDown: base.down, ...ctl });
+      requests = { cloudUp: base.requests[0]!, cloudDown: base.requests[1]!, up: ctl.requests[0]!, down: ctl.requests[1]!, reconcilesUp: ctl.reconciles[0]!, reconcilesDown: ctl.reconciles[1]! };
     }
 
     // ---- figures ----
@@ -435,9 +529,15 @@ export async function run(): Promise<void> {
       `cloud alone, launch to ${COUNT} Nodes Ready: ${list(rounds.map((x) => x.cloudUp), secs)} (median ${secs(median(rounds.map((x) => x.cloudUp)))} s)`,
       `controllers, scale 0 → ${COUNT} to every Machine Running with a Ready Node: ${list(rounds.map((x) => x.up), secs)} (median ${secs(median(rounds.map((x) => x.up)))} s)`,
       `  the last Machine (median over rounds): ${stepsLine((x) => x.upSteps)}`,
+      `  cost in the last round: cloud alone ${requests!.cloudUp}`,
+      `    controllers ${requests!.up}`,
+      `  reconciles in the last round: ${requests!.reconcilesUp}`,
       `cloud alone, terminate to every instance terminated and Node deleted: ${list(rounds.map((x) => x.cloudDown), secs)} (median ${secs(median(rounds.map((x) => x.cloudDown)))} s)`,
       `controllers, scale ${COUNT} → 0 to every Machine, instance and Node gone: ${list(rounds.map((x) => x.down), secs)} (median ${secs(median(rounds.map((x) => x.down)))} s)`,
       `  the last Machine (median over rounds): ${stepsLine((x) => x.downSteps)}`,
+      `  cost in the last round: cloud alone ${requests!.cloudDown}`,
+      `    controllers ${requests!.down}`,
+      `  reconciles in the last round: ${requests!.reconcilesDown}`,
       `scale-up ratio (controllers ÷ cloud alone, per round): ${list(upRatios, (x) => x.toFixed(2))}; median ${up.toFixed(3)} (target < ${TARGET})`,
       `scale-down ratio (controllers ÷ cloud alone, per round): ${list(downRatios, (x) => x.toFixed(2))}; median ${down.toFixed(3)} (target < ${TARGET})`,
       `machines ratio (the larger of scale-up and scale-down, controllers ÷ cloud alone): ${Math.max(up, down).toFixed(3)} (target < ${TARGET})`,

@@ -4,7 +4,7 @@
  * caller can tell "no such instance" (404 `InstanceNotFound`) from "bad request". Only loopback
  * URLs are accepted: the token must never leave the machine.
  */
-import { request } from 'node:http';
+import { Agent, request } from 'node:http';
 import { assertLoopbackUrl, dialAddress } from './loopback.ts';
 import type { CloudReason, InstanceFilter, InstanceType, InstanceView, RunInstanceInput, Zone } from './types.ts';
 
@@ -31,6 +31,12 @@ export class CloudClient {
   private readonly base: URL;
   private readonly token: string;
   private readonly timeoutMs: number;
+  /**
+   * Keeps connections between calls: a controller polling hundreds of instances would otherwise
+   * open one per call. Idle ones close before the server's keep-alive timeout (Node's agent
+   * honours its `Keep-Alive` hint) and never hold a process open.
+   */
+  private readonly agent = new Agent({ keepAlive: true, maxSockets: 16 });
 
   constructor(options: CloudClientOptions) {
     this.base = assertLoopbackUrl(options.url, 'to use a cloud API that is not on loopback');
@@ -94,7 +100,7 @@ export class CloudClient {
           port: this.base.port || 80,
           path,
           method,
-          agent: false,
+          agent: this.agent,
           headers: {
             Authorization: `Bearer ${this.token}`,
             Accept: 'application/json',

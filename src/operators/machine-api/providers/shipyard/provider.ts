@@ -4,8 +4,13 @@
  * EC2.
  *
  * - **Credentials** come from a Secret in the Machine's namespace (`credentialsSecret`, default
- *   `shipyard-cloud-credentials`, keys `url` and `token`), read at every call, so a rotated token
- *   is picked up and nothing is cached that RBAC would not let this controller read again.
+ *   `shipyard-cloud-credentials`, keys `url` and `token`), read again after at most a second, so a
+ *   rotated token is picked up and nothing is kept that RBAC would not let this controller read
+ *   again. Within that second every call shares one read: a reconcile calls `exists` then
+ *   `update`, and 200 Machines scaled up at once read the same Secret some 8 times each
+ *   otherwise (OpenShift's providers read it from the controller's cache, which the role here
+ *   does not allow). One client per cloud URL and token keeps its connections, and the cloud's
+ *   catalogue (instance types, zones) is read once a minute, not at every launch.
  * - **User data** is the Secret `userDataSecret` (default `worker-user-data`, key `userData`): an
  *   Ignition config, usually a pointer to the machine-config server, which the instance applies
  *   at first boot.
@@ -47,6 +52,29 @@ import {
 
 export const machineTag = 'machine.openshift.io/machine';
 
+/** How long one read of a Secret serves every call (see the header). */
+const secretReuseMs = 1000;
+/** The catalogue changes only with the cloud itself. */
+const catalogueReuseMs = 60_000;
+
+interface Reused<V> {
+  readonly at: number;
+  readonly value: Promise<V>;
+}
+
+/** `load()`'s promise, shared by every caller for `ttlMs`; a rejection is not kept, so the next call tries again. */
+function reused<K, V>(cache: Map<K, Reused<V>>, key: K, ttlMs: number, load: () => Promise<V>): Promise<V> {
+  const now = Date.now();
+  const hit = cache.get(key);
+  if (hit && now - hit.at < ttlMs) return hit.value;
+  const entry = { at: now, value: load() };
+  cache.set(key, entry);
+  entry.value.catch(() => {
+    if (cache.get(key) === entry) cache.delete(key);
+  });
+  return entry.value;
+}
+
 export interface ShipyardProviderOptions {
   /** Reads the Secrets; the controller's own client. */
   readonly client: ApiClient;
@@ -60,6 +88,9 @@ export class ShipyardProvider implements MachineProvider {
   private readonly client: ApiClient;
   private readonly requeueAfterMs: number;
   private readonly cloudTimeoutMs: number;
+  private readonly clients = new Map<string, CloudClient>();
+  private readonly catalogues = new Map<CloudClient, Reused<Catalogue>>();
+  private readonly secrets = new Map<string, Reused<V1Secret>>();
 
   constructor(options: ShipyardProviderOptions) {
     this.client = options.client;
@@ -70,7 +101,7 @@ export class ShipyardProvider implements MachineProvider {
   async create(machine: ReadonlyMachine): Promise<MachineUpdate> {
     return this.guard('CreateError', async () => {
       const cloud = await this.cloud(machine);
-      const spec = this.spec(machine, await catalogueOf(cloud));
+      const spec = this.spec(machine, await reused(this.catalogues, cloud, catalogueReuseMs, () => catalogueOf(cloud)));
       // Idempotent: an instance launched by an earlier try whose status write never happened is adopted.
       const existing = await this.find(cloud, machine);
       if (existing) return updateFor(existing);
@@ -125,8 +156,13 @@ export class ShipyardProvider implements MachineProvider {
     const token = secretValue(secret, 'token');
     const missing = [url === undefined ? 'url' : '', token === undefined ? 'token' : ''].filter(Boolean);
     if (missing.length) throw new MachineError('CreateError', `${where} has no ${missing.join(' or ')} key`);
+    const key = `${url!.trim()} ${token!.trim()}`;
+    const known = this.clients.get(key);
+    if (known) return known;
     try {
-      return new CloudClient({ url: url!.trim(), token: token!.trim(), timeoutMs: this.cloudTimeoutMs });
+      const client = new CloudClient({ url: url!.trim(), token: token!.trim(), timeoutMs: this.cloudTimeoutMs });
+      this.clients.set(key, client);
+      return client;
     } catch (err) {
       throw new MachineError('CreateError', `${where}: ${(err as Error).message}`);
     }
@@ -142,7 +178,7 @@ export class ShipyardProvider implements MachineProvider {
   private async secret(machine: ReadonlyMachine, name: string, field: string): Promise<V1Secret> {
     const namespace = machine.metadata?.namespace ?? '';
     try {
-      return await this.client.get<V1Secret>(resources.secrets, namespace, name);
+      return await reused(this.secrets, `${namespace}/${name}`, secretReuseMs, () => this.client.get<V1Secret>(resources.secrets, namespace, name));
     } catch (err) {
       // A Secret created later (by the installer, by a user) fixes it: retried, not Failed.
       if (isNotFound(err)) throw new MachineError('CreateError', `Secret ${namespace}/${name} (${field}.name) not found`, { field: `${field}.name` });
