@@ -73,6 +73,7 @@ import type { DeepReadonly } from '../src/runtime/readonly.ts';
 import { objectPath, refOf, resources } from '../src/runtime/resources.ts';
 import { kubectl, serviceAccountKubeconfig } from './kube.ts';
 import { Processes } from './processes.ts';
+import { median } from './stats.ts';
 
 const COUNT = Number(process.env.SHIPYARD_BENCH_MACHINES ?? 200);
 const ROUNDS = Number(process.env.SHIPYARD_BENCH_MACHINES_ROUNDS ?? 3);
@@ -111,10 +112,6 @@ function cpuSeconds(pid: number): number {
 }
 
 const isReady = (n: Node | undefined): boolean => !!n?.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True');
-const median = (xs: readonly number[]): number => {
-  const s = [...xs].sort((a, b) => a - b);
-  return s.length % 2 ? s[(s.length - 1) / 2]! : (s[s.length / 2 - 1]! + s[s.length / 2]!) / 2;
-};
 const secs = (ms: number): string => (ms / 1000).toFixed(2);
 const list = (xs: readonly number[], f: (x: number) => string): string => xs.map(f).join(' ');
 

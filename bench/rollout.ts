@@ -54,6 +54,7 @@ import type { DeepReadonly } from '../src/runtime/readonly.ts';
 import { resources } from '../src/runtime/resources.ts';
 import { kubectl, serviceAccountKubeconfig } from './kube.ts';
 import { Processes } from './processes.ts';
+import { median } from './stats.ts';
 
 const NODES = Number(process.env.SHIPYARD_BENCH_ROLLOUT_NODES ?? 200);
 const NODE_ARGS = (process.env.SHIPYARD_BENCH_NODE_ARGS ?? '').split(/\s+/).filter(Boolean);
@@ -77,11 +78,6 @@ interface NodeTimes {
   done?: number;
 }
 
-const median = (xs: readonly number[]): number => {
-  if (!xs.length) return NaN;
-  const s = [...xs].sort((a, b) => a - b);
-  return s.length % 2 ? s[(s.length - 1) / 2]! : (s[s.length / 2 - 1]! + s[s.length / 2]!) / 2;
-};
 const max = (xs: readonly number[]): number => (xs.length ? Math.max(...xs) : NaN);
 const seconds = (ms: number): string => (ms / 1000).toFixed(2);
 

@@ -24,6 +24,13 @@ export class Latencies {
   }
 }
 
+/** The middle value (the mean of the two middle ones for an even count); NaN for none. */
+export function median(xs: readonly number[]): number {
+  if (!xs.length) return NaN;
+  const s = [...xs].sort((a, b) => a - b);
+  return s.length % 2 ? s[(s.length - 1) / 2]! : (s[s.length / 2 - 1]! + s[s.length / 2]!) / 2;
+}
+
 /** Runs `total` operations with `concurrency` workers; returns ops/s and the latencies (added to `latencies` when given). */
 export async function loadLoop(
   total: number,
