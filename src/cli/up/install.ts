@@ -23,6 +23,7 @@ import { configCRDs } from '../../api/config/index.ts';
 import type { CustomResourceDefinitionManifest } from '../../api/crd/define.ts';
 import { machineAPICRDs } from '../../api/machine/index.ts';
 import { machineConfigurationCRDs } from '../../api/machineconfiguration/index.ts';
+import { operatorCRDs } from '../../api/operator/index.ts';
 import type { ImageStore } from '../../node/images.ts';
 import type { ApiClient } from '../../runtime/client.ts';
 import { discoverResources } from '../../runtime/discovery.ts';
@@ -69,7 +70,7 @@ function stageSource(dataDir: string, from: string, reconcileInterval: string): 
     const path = join(manifests, file);
     writeFileSync(path, readFileSync(path, 'utf8').replaceAll('{{.ReconcileInterval}}', reconcileInterval));
   }
-  for (const crd of [...configCRDs(), ...machineConfigurationCRDs(), ...machineAPICRDs()]) {
+  for (const crd of [...configCRDs(), ...machineConfigurationCRDs(), ...machineAPICRDs(), ...operatorCRDs()]) {
     const file = join(manifests, crdFileName(crd));
     if (!existsSync(file)) writeFileSync(file, stringify(crd));
   }
@@ -99,13 +100,15 @@ export function buildRelease(o: ReleaseBuildOptions & { version: string; previou
  * the config operator (03), the machineconfiguration ones to the machine-config operator (80, the
  * file names OpenShift's payload gives them), the Machine API's to the machine-api-operator (30;
  * the legacy healthchecking.openshift.io MachineHealthCheck shares its plural, so its file
- * names the group too).
+ * names the group too), KubeAPIServer to the kube-apiserver operator (20, the name its
+ * repository ships it under).
  */
 function crdFileName(crd: CustomResourceDefinitionManifest): string {
   const plural = crd.spec.names.plural;
   if (plural === 'clusterversions' || plural === 'clusteroperators') return `0000_00_cluster-version-operator_01_${plural}.crd.yaml`;
   if (crd.spec.group === 'machineconfiguration.openshift.io') return `0000_80_machine-config_01_${plural}.crd.yaml`;
   if (crd.spec.group === 'machine.openshift.io') return `0000_30_machine-api-operator_01_${plural}.crd.yaml`;
+  if (plural === 'kubeapiservers') return '0000_20_kube-apiserver-operator_01_config.crd.yaml';
   if (crd.spec.group === 'healthchecking.openshift.io') return `0000_30_machine-api-operator_01_${plural}.${crd.spec.group}.crd.yaml`;
   return `0000_03_config-operator_01_${plural}.crd.yaml`;
 }
