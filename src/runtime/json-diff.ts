@@ -41,8 +41,9 @@ function edits(a: readonly string[], b: readonly string[]): Op[] {
   let j = 0;
   while (i < n || j < m) {
     if (i < n && j < m && a[i] === b[j]) ops.push({ kind: ' ', text: a[i]!, a: i++, b: j++ });
-    else if (j < m && (i >= n || lcs[i]![j + 1]! >= lcs[i + 1]![j]!)) ops.push({ kind: '+', text: b[j]!, a: i, b: j++ });
-    else ops.push({ kind: '-', text: a[i]!, a: i++, b: j });
+    // Deletions before insertions, as diff -u prints a changed line.
+    else if (i < n && (j >= m || lcs[i + 1]![j]! >= lcs[i]![j + 1]!)) ops.push({ kind: '-', text: a[i]!, a: i++, b: j });
+    else ops.push({ kind: '+', text: b[j]!, a: i, b: j++ });
   }
   return ops;
 }
