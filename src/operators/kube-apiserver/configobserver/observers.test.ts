@@ -136,8 +136,8 @@ describe('kube-apiserver config observers', () => {
         const out = observeRestrictedCIDRs(listers({ configMaps: [installConfig(text)] }), r, previous);
         assert.deepEqual(out.config, keep, error);
         assert.equal(out.errors.length, 1);
-        const text = String(out.errors[0]);
-        assert.ok(text.startsWith(error), `${text} starts with ${error}`);
+        const got = String(out.errors[0]);
+        assert.ok(got.startsWith(error), `${got} starts with ${error}`);
         assert.equal(r.events.length, 1);
         assert.match(r.events[0]!, /^Warning ObserveRestrictedCIDRFailed /);
       }
