@@ -19,6 +19,12 @@
  * once per turn. So under load each fsync serves one transaction holding everything that
  * arrived while the disk was busy, and the event loop keeps reading requests meanwhile instead
  * of waiting in a synchronous fsync.
+ *
+ * Several writers on one file (API server replicas, issue 17): with `lockWait`, a BEGIN that
+ * finds another connection holding the write lock is tried again from a timer, and the writes
+ * that arrive meanwhile queue behind it in order. SQLite's own busy handler would sleep on the
+ * event loop instead, and when the holder is another backend in the same process, whose COMMIT
+ * needs that very loop to run, it would sleep until its timeout and fail.
  */
 import type Database from 'better-sqlite3';
 import type { WatchEvent } from './types.ts';
@@ -70,6 +76,27 @@ export interface GroupCommitOptions {
   maxConcurrentSyncs?: number;
   /** Called after each successful COMMIT with the number of jobs the transaction holds (metrics, tests). Must not throw. */
   onCommitted?: (jobs: number) => void;
+  /**
+   * Waiting for another connection's write lock without blocking the event loop: `isBusy` says
+   * whether a failed BEGIN found the lock taken (the connection's own busy timeout should then
+   * be 0); it is tried again, backing off from 1 to 16 ms, for up to `timeoutMs` before the
+   * writes queued behind it fail. Without it a BEGIN that fails fails its write.
+   */
+  lockWait?: { readonly timeoutMs: number; readonly isBusy: (e: unknown) => boolean };
+}
+
+/** A write that arrived while the write lock was taken, to run once the BEGIN succeeds. */
+interface Queued {
+  readonly work: () => JobOutcome<unknown>;
+  readonly resolve: (value: unknown) => void;
+  readonly reject: (error: unknown) => void;
+}
+
+interface LockWait {
+  readonly queued: Queued[];
+  readonly since: number;
+  attempts: number;
+  timer?: NodeJS.Timeout;
 }
 
 /** A sync under way and the batches it makes durable (every batch committed before it began and not yet acknowledged). */
@@ -88,6 +115,8 @@ export class GroupCommit {
   private readonly maxSyncs: number;
   /** Set when a sync failed: what was committed may not be on disk, so nothing more is accepted. */
   private broken: Error | undefined;
+  /** Set while another connection holds the write lock: writes queue here, in arrival order. */
+  private waiting: LockWait | undefined;
 
   constructor(private readonly opts: GroupCommitOptions) {
     this.maxSyncs = Math.max(1, Math.floor(opts.maxConcurrentSyncs ?? 2));
@@ -101,17 +130,66 @@ export class GroupCommit {
   submit<R>(work: () => JobOutcome<R>): Promise<R> {
     if (this.broken) return Promise.reject(this.broken);
     if (this.closed) return Promise.reject(closedError());
+    if (this.waiting) return this.queue(this.waiting, work);
     let batch = this.batch;
     if (!batch) {
       try {
         this.opts.statements.begin.run();
       } catch (e) {
+        if (this.opts.lockWait?.isBusy(e)) return this.queue(this.waitForLock(), work);
         return Promise.reject(this.opts.translate(e, 'begin transaction'));
       }
-      const opened: Batch = { pending: [] };
-      batch = this.batch = opened;
-      setImmediate(() => this.commit(opened));
+      batch = this.open();
     }
+    return this.run(batch, work);
+  }
+
+  private open(): Batch {
+    const opened: Batch = { pending: [] };
+    this.batch = opened;
+    setImmediate(() => this.commit(opened));
+    return opened;
+  }
+
+  private queue<R>(wait: LockWait, work: () => JobOutcome<R>): Promise<R> {
+    return new Promise<R>((resolve, reject) => wait.queued.push({ work, resolve: resolve as (value: unknown) => void, reject }));
+  }
+
+  private waitForLock(): LockWait {
+    const wait: LockWait = { queued: [], since: performance.now(), attempts: 0 };
+    this.waiting = wait;
+    this.retryBegin(wait);
+    return wait;
+  }
+
+  private retryBegin(wait: LockWait): void {
+    wait.timer = setTimeout(() => {
+      wait.timer = undefined;
+      const refuse = (error: Error): void => {
+        this.waiting = undefined;
+        for (const q of wait.queued) q.reject(error);
+      };
+      if (this.broken) return refuse(this.broken);
+      if (this.closed) return refuse(closedError());
+      try {
+        this.opts.statements.begin.run();
+      } catch (e) {
+        if (this.opts.lockWait!.isBusy(e) && performance.now() - wait.since < this.opts.lockWait!.timeoutMs) {
+          wait.attempts++;
+          this.retryBegin(wait);
+          return;
+        }
+        return refuse(this.opts.translate(e, 'begin transaction'));
+      }
+      this.waiting = undefined;
+      this.open();
+      // Through submit: should one of them fail the batch, the next ones begin another.
+      for (const q of wait.queued) this.submit(q.work).then(q.resolve, q.reject);
+    }, Math.min(2 ** wait.attempts, 16));
+  }
+
+  /** Runs `work` in the open transaction `batch`; resolves once the batch is acknowledged. */
+  private run<R>(batch: Batch, work: () => JobOutcome<R>): Promise<R> {
     let outcome: JobOutcome<R>;
     try {
       outcome = work();
@@ -142,10 +220,16 @@ export class GroupCommit {
     if (this.batch) this.commit(this.batch, { now: true });
   }
 
-  /** Commits what is pending and waits until it is acknowledged; later submits fail. */
+  /** Commits what is pending and waits until it is acknowledged; later submits fail, and so do writes still waiting for the lock. */
   async close(): Promise<void> {
     this.flush();
     this.closed = true;
+    const wait = this.waiting;
+    if (wait) {
+      clearTimeout(wait.timer);
+      this.waiting = undefined;
+      for (const q of wait.queued) q.reject(closedError());
+    }
     while (this.running.length) await this.running[this.running.length - 1]!.done;
   }
 

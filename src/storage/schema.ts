@@ -122,8 +122,14 @@ export function readStatements(db: Database.Database) {
               COALESCE((SELECT value FROM kine_meta WHERE key = '${COMPACT_REVISION_KEY}'), 0) AS compact`,
     ),
     latest: db.prepare<[string], LatestRow>(`SELECT ${latestColumns} FROM kine WHERE name = ? ORDER BY id DESC LIMIT 1`),
+    /**
+     * Never below the compact revision, where superseded rows are gone: a reader fenced below it
+     * (another process compacted what this one has not yet seen announced) reads at it instead.
+     */
     latestAt: db.prepare<[string, number], LatestRow>(
-      `SELECT ${latestColumns} FROM kine WHERE name = ? AND id <= ? ORDER BY id DESC LIMIT 1`,
+      `SELECT ${latestColumns} FROM kine
+       WHERE name = ? AND id <= MAX(?, COALESCE((SELECT value FROM kine_meta WHERE key = '${COMPACT_REVISION_KEY}'), 0))
+       ORDER BY id DESC LIMIT 1`,
     ),
     listFrom: db.prepare<[RangeParams & { limit: number }], ListRow>(listSql('>=')),
     listAfter: db.prepare<[RangeParams & { limit: number }], ListRow>(listSql('>')),

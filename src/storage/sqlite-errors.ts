@@ -10,6 +10,11 @@ export function isUniqueViolation(e: unknown): boolean {
   return e instanceof Database.SqliteError && (e.code === 'SQLITE_CONSTRAINT_UNIQUE' || e.code === 'SQLITE_CONSTRAINT_PRIMARYKEY');
 }
 
+/** Another connection holds the lock this statement needs. */
+export function isBusy(e: unknown): boolean {
+  return e instanceof Database.SqliteError && e.code.startsWith('SQLITE_BUSY');
+}
+
 /** Codes where another attempt may succeed: a lock held too long by another process, or a transient I/O or space problem. */
 const retryableCodes = /^SQLITE_(BUSY|LOCKED|FULL|IOERR|PROTOCOL)/;
 

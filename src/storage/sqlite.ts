@@ -7,13 +7,18 @@
  * an acknowledged write survives power loss and an OS crash, as in etcd (see StoreDurability);
  * until then readers do not see it either.
  *
- * This process is expected to be the only writer, but another process writing the same file is
- * tolerated: SQLite serialises the writers, the schema arbitrates compare-and-swap, reads go to
- * the file, and the hub's poll picks up the other writer's rows.
+ * Several processes may write the same file (API server replicas, issue 17): SQLite serialises
+ * the writers (a BEGIN that finds the lock taken is retried from a timer, group-commit.ts), the
+ * schema arbitrates compare-and-swap, and each process tells the others what it acknowledged
+ * through commit notices (commit-notices.ts), which wake their watch hubs at once; a poll every
+ * `pollIntervalMs` is the safety net. The durability fence holds across processes: a row another
+ * process committed is served only once it is known durable, because its writer (or any later
+ * one) announced a revision at or past it, or because this process fsynced the WAL itself after
+ * seeing it (the poll does, for rows nobody announced within an interval).
  */
 import { closeSync, fdatasync, fdatasyncSync, fsyncSync, mkdirSync, openSync } from 'node:fs';
-import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
+import { dirname } from 'node:path';
 import {
   CompactedError,
   FutureRevisionError,
@@ -38,8 +43,9 @@ import {
 import { GroupCommit, type JobOutcome } from './group-commit.ts';
 import { WalCheckpointer, type CheckpointerOptions } from './checkpointer.ts';
 import { InlineSyncPolicy } from './inline-sync.ts';
-import { toKeyValue, toWatchEvent } from './log-row.ts';
-import { closedError, isUniqueViolation, translateSqliteError } from './sqlite-errors.ts';
+import { revisionOf, toKeyValue, toWatchEvent } from './log-row.ts';
+import { CommitNotices } from './commit-notices.ts';
+import { closedError, isBusy, isUniqueViolation, translateSqliteError } from './sqlite-errors.ts';
 import { WatchHub } from './watch-hub.ts';
 
 /**
@@ -66,7 +72,10 @@ export interface SqliteBackendOptions {
   busyTimeoutMs?: number;
   /** Events the watch hub keeps in memory for replay (default 10,000). */
   watchRingSize?: number;
-  /** How often the watch hub looks for other processes' writes, in ms (default 1000; 0 = never). */
+  /**
+   * How often to look for other processes' writes that no commit notice announced, in ms
+   * (default 1000; 0 = never): the safety net under the notices, which deliver within milliseconds.
+   */
   pollIntervalMs?: number;
   /** Rows per watch-replay read and per replayed batch (default 500). */
   replayPageSize?: number;
@@ -139,6 +148,18 @@ class WalFsync {
     return this.fd;
   }
 
+  /**
+   * At open, on this thread: what earlier processes (or others running now) committed to the WAL
+   * becomes durable before this one serves it. No WAL yet: nothing in it to sync.
+   */
+  syncAtOpen(): void {
+    try {
+      fdatasyncSync(this.wal());
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code !== 'ENOENT') throw e;
+    }
+  }
+
   /** The sync, on this thread, when the policy says the disk is quick enough; false otherwise. */
   fsyncNow(): boolean {
     if (!this.inline.shouldInline()) return false;
@@ -179,6 +200,18 @@ class SqliteBackend implements Backend {
   private readonly writes: GroupCommit;
   private readonly hub: WatchHub;
   private closing: Promise<void> | undefined;
+  private readonly notices: CommitNotices;
+  /**
+   * Every row at or below this revision is durable (`fsync` mode; unbounded in
+   * `process-crash-only`, which serves whatever is committed): rows of this process once their
+   * batch is acknowledged, other processes' once announced or synced here (see the file header).
+   */
+  private durableThrough: number;
+  private readonly pollTimer: NodeJS.Timeout | undefined;
+  private pollSoon = false;
+  /** The file's newest revision at the previous poll: rows up to it had a whole interval to be announced. */
+  private seenAtLastPoll: number;
+  private ownSync: Promise<void> | undefined;
 
   static open(options: SqliteBackendOptions): SqliteBackend {
     if (!options.path || options.path === ':memory:') {
@@ -194,6 +227,8 @@ class SqliteBackend implements Backend {
     let reader: Database.Database | undefined;
     try {
       configure(writer, { busyTimeoutMs, writer: true });
+      // Past the schema, the writer waits for another's lock on a timer (group-commit.ts), never in SQLite's busy handler.
+      writer.pragma('busy_timeout = 0');
       reader = new Database(options.path);
       configure(reader, { busyTimeoutMs, writer: false });
       return new SqliteBackend(writer, reader, options, durability === 'fsync' ? new WalFsync(options.path) : undefined);
@@ -222,12 +257,23 @@ class SqliteBackend implements Backend {
     const duty = Math.min(1, Math.max(0.01, options.compactDutyCycle ?? 0.25));
     this.compactPauseFactor = (1 - duty) / duty;
     this.checkpointer = new WalCheckpointer(writer, { path: options.path, busyTimeoutMs: options.busyTimeoutMs ?? 5000 }, options.checkpoints);
+    wal?.syncAtOpen();
+    this.durableThrough = wal ? this.r.header.get()!.current : Number.MAX_SAFE_INTEGER;
+    this.seenAtLastPoll = this.durableThrough;
+    this.notices = new CommitNotices({ dir: `${options.path}-notify`, onNotice: () => this.pollNow() });
     // Before the hub: its source reads through readableRevision(), which asks the group commit.
     this.writes = new GroupCommit({
       db: writer,
       statements: this.w,
-      onCommit: (events) => this.hub.publish(events),
+      onCommit: (events) => {
+        // Acknowledged: its sync began after this batch's COMMIT, so every row up to it is on disk.
+        const last = revisionOf(events[events.length - 1]!);
+        if (last > this.durableThrough) this.durableThrough = last;
+        this.notices.announce(last);
+        this.hub.publish(events);
+      },
       translate: translateSqliteError,
+      lockWait: { timeoutMs: options.busyTimeoutMs ?? 5000, isBusy },
       onCommitted: (jobs) => {
         this.checkpointer.committed(jobs);
         options.onBatchCommitted?.(jobs);
@@ -254,9 +300,66 @@ class SqliteBackend implements Backend {
       },
       startRevision: this.r.header.get()!.current,
       ringSize: options.watchRingSize,
-      pollIntervalMs: options.pollIntervalMs,
+      // Polled from here instead, so that a poll can first make unannounced rows durable.
+      pollIntervalMs: 0,
       pageSize: options.replayPageSize,
     });
+    const every = options.pollIntervalMs ?? 1000;
+    if (every > 0) {
+      this.pollTimer = setInterval(() => this.poll(), every);
+      this.pollTimer.unref();
+    }
+  }
+
+  /** A peer's notice: read its rows in the next turn (one read for a burst of notices). */
+  private pollNow(): void {
+    if (this.pollSoon || this.closing) return;
+    this.pollSoon = true;
+    setImmediate(() => {
+      this.pollSoon = false;
+      if (!this.closing) this.hub.poll();
+    });
+  }
+
+  /**
+   * The safety net, every `pollIntervalMs`: peers the directory watch missed are found, and rows
+   * that were already in the file at the previous poll but that nobody has announced since (a
+   * lost notice, a writer that crashed before its fsync, one that does not announce) are made
+   * durable by an fsync of our own before the hub reads them.
+   */
+  private poll(): void {
+    if (this.closing) return;
+    this.notices.rescan();
+    if (this.wal && !this.ownSync) {
+      const target = this.seenAtLastPoll;
+      try {
+        this.seenAtLastPoll = this.r.header.get()!.current;
+      } catch {
+        // Busy or closing: the next poll tries again.
+      }
+      if (target > this.knownDurable()) {
+        this.ownSync = this.wal
+          .fsync()
+          .then(
+            () => {
+              if (target > this.durableThrough) this.durableThrough = target;
+              this.pollNow();
+            },
+            // Not proven durable, so not served; a failing disk fails this process's own writes too.
+            () => {},
+          )
+          .finally(() => (this.ownSync = undefined));
+      }
+    }
+    this.hub.poll();
+  }
+
+  /** durableThrough, raised to what peers have announced by now (a pread of each peer's notice). */
+  private knownDurable(): number {
+    if (this.durableThrough === Number.MAX_SAFE_INTEGER || this.notices.peerCount === 0) return this.durableThrough;
+    const announced = this.notices.highestAnnounced();
+    if (announced > this.durableThrough) this.durableThrough = announced;
+    return this.durableThrough;
   }
 
   async currentRevision(): Promise<number> {
@@ -409,7 +512,10 @@ class SqliteBackend implements Backend {
 
   close(): Promise<void> {
     this.closing ??= (async () => {
+      clearInterval(this.pollTimer);
       await this.writes.close();
+      await this.ownSync;
+      this.notices.close();
       await this.checkpointer.close();
       await this.wal?.close();
       this.hub.close();
@@ -439,17 +545,21 @@ class SqliteBackend implements Backend {
     return { value: latest && !latest.deleted ? { ok: false, current: toKeyValue(key, latest) } : { ok: false } };
   }
 
-  /** The current revision as readers see it: below the first write still waiting for its fsync. */
+  /**
+   * The current revision as readers see it: below the first write still waiting for its fsync,
+   * ours or another process's. Never below the compact revision: a compactor compacts only what
+   * it could read, so everything up to there is durable (and below it reads would find holes).
+   */
   private header(): { current: number; compact: number } {
     const header = this.r.header.get()!;
-    header.current = Math.min(header.current, this.readableRevision());
+    header.current = Math.min(header.current, Math.max(this.readableRevision(), header.compact));
     return header;
   }
 
   /** The newest revision readers may see: everything acknowledged, nothing a power loss could still take back. */
   private readableRevision(): number {
     const unsynced = this.writes.unsyncedFrom();
-    return unsynced === undefined ? Number.MAX_SAFE_INTEGER : unsynced - 1;
+    return Math.min(unsynced === undefined ? Number.MAX_SAFE_INTEGER : unsynced - 1, this.knownDurable());
   }
 
   private checkReadable(revision: number, header: { current: number; compact: number }): void {

@@ -111,3 +111,27 @@ it('watch hub: a live watch is told how far it has got, also when nothing under 
   assert.deepEqual(progress, [2, 3]);
   hub.close();
 });
+
+it('watch hub: a compaction that lands between reading the rows and reading the compact revision is a 410, not a hole passed over', async () => {
+  const { log, source } = fakeLog();
+  let clock = 0;
+  const hub = new WatchHub({ source, startRevision: 0, pollIntervalMs: 0, gapTimeoutMs: 1000, now: () => clock });
+  const w = listen(hub, 0);
+  await w.ready;
+  // Another process wrote 1..5, then compacted to 4, removing the superseded 2 and 3, just as this hub read the log.
+  log.events.push(event(1), event(4), event(5));
+  const read = source.eventsAfter;
+  source.eventsAfter = (after, limit) => {
+    const rows = read(after, limit);
+    log.compact = 4;
+    return rows;
+  };
+  hub.poll();
+  assert.deepEqual(w.closed, [{ kind: 'compacted', compactRevision: 4, requested: 0 }]);
+  assert.deepEqual(w.got, [], 'nothing delivered to the watch that fell behind');
+  clock += 5000;
+  const fresh = listen(hub, 4);
+  await fresh.ready;
+  assert.deepEqual(fresh.got, [5]);
+  hub.close();
+});

@@ -1,8 +1,9 @@
 /**
  * The watch fan-out: one hub per backend turns the revision log into event batches for every
  * watcher, without a database read per watcher. Events reach the hub once, from two places: the
- * in-process write path hands over each committed batch, and a poll (`revision > lastSeen`, about
- * once a second) picks up what other processes wrote to the same file. The hub keeps the most
+ * in-process write path hands over each committed batch, and a poll (`revision > lastSeen`) picks
+ * up what other processes wrote to the same file, run when one of them announces a commit
+ * (commit-notices.ts) and about once a second besides. The hub keeps the most
  * recent events in a bounded ring, so a new watch from a recent revision replays from memory; an
  * older one replays from the database page by page and then joins the live stream at exactly the
  * revision it reached, with no gap and no duplicate.
@@ -35,8 +36,10 @@ export interface WatchHubOptions {
   pageSize?: number;
   /**
    * How long a hole in the revision sequence may stay open before the poll moves past it
-   * (default 1000 ms). SQLite assigns ids under its write lock, so a hole means rows another
-   * process compacted; the wait only matters for a driver where ids can commit out of order.
+   * (default 1000 ms). SQLite assigns ids under its write lock and a rolled-back transaction
+   * gives its ids back, and readers stay below the durability fence, so the rows a poll reads
+   * are contiguous but for those a compaction removed, which the compact revision read after
+   * them accounts for; the wait only matters for a driver where ids can commit out of order.
    */
   gapTimeoutMs?: number;
   now?: () => number;
@@ -105,10 +108,13 @@ export class WatchHub {
   poll(): void {
     if (this.closed) return;
     try {
-      const compact = this.source.compactRevision();
-      if (compact > this.lastSeen) this.compactedBeyond(compact);
       for (;;) {
         const events = this.source.eventsAfter(this.lastSeen, this.pageSize);
+        // Read after the rows: a compaction (by another process) that left holes in them had
+        // committed before they were read, so it shows here, and the holes are known for what
+        // they are instead of being waited out and passed with events missing.
+        const compact = this.source.compactRevision();
+        if (compact > this.lastSeen) this.compactedBeyond(compact);
         if (events.length === 0) return;
         let take = 0;
         let expected = this.lastSeen + 1;
