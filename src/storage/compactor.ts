@@ -7,8 +7,10 @@
  * tries again next interval, so with N replicas the store is compacted about once per interval,
  * not N times, and when the winner dies another takes over within an interval.
  *
- * What is kept: every revision since the previous run (a watch resuming from a bookmark up to an
- * interval old still finds its history) and at least `keepRevisions`. Because the key moves only
+ * What is kept: every revision since the previous run and at least `keepRevisions`. A revision
+ * count alone is a few seconds of history when thousands of kubelets renew Leases; a watch
+ * resuming from its last bookmark (up to a minute old) would then find its history gone and
+ * relist, so each run compacts only up to what the previous run saw. Because the key moves only
  * by swaps, two replicas never both compact the same interval; and were two compactions ever to
  * overlap, the backend's own progress record (re-read in each of its transactions) keeps them
  * from deleting the same rows twice.
@@ -57,18 +59,4 @@ export class Compactor {
     await this.backend.compact(target);
     return { won: true, compactedTo: target };
   }
-}
-
-/**
- * Runs `compactor` every `intervalMs`, one run at a time, until the returned function is called.
- * A run under way is not waited for: closing the backend ends it (a compaction stopped between
- * batches leaves a consistent compact revision).
- */
-export function startCompactor(compactor: Compactor, o: { readonly intervalMs: number; readonly onError: (err: unknown) => void }): () => void {
-  let running: Promise<unknown> = Promise.resolve();
-  const timer = setInterval(() => {
-    running = running.then(() => compactor.run()).catch(o.onError);
-  }, o.intervalMs);
-  timer.unref();
-  return () => clearInterval(timer);
 }
