@@ -15,6 +15,7 @@ import { join } from 'node:path';
 import pino, { type Logger } from 'pino';
 import { openSqliteBackend, type StoreDurability } from '../storage/sqlite.ts';
 import type { Backend } from '../storage/types.ts';
+import { Compactor } from '../storage/compactor.ts';
 import { writeKubeconfig } from './auth/kubeconfig.ts';
 import { ensureServingPki } from './auth/pki.ts';
 import { ensureTokenAuthenticator, type TokenAuthenticator, type UserInfo } from './auth/tokens.ts';
@@ -72,7 +73,8 @@ export interface ApiServerOptions {
   readonly bookmarkIntervalMs?: number;
   /**
    * Automatic compaction: how often (0 disables), and how many revisions to keep at least. Each
-   * run also keeps everything since the previous run, as kube-apiserver's compactor does.
+   * run also keeps everything since the previous run, as kube-apiserver's compactor does; with
+   * several replicas on one store, one of them compacts per interval.
    */
   readonly compactionIntervalMs?: number;
   readonly compactionKeepRevisions?: number;
@@ -214,21 +216,14 @@ export async function startApiServer(options: ApiServerOptions): Promise<Running
   };
 
   let compactionTimer: NodeJS.Timeout | undefined;
-  const keep = options.compactionKeepRevisions ?? 10_000;
   const interval = options.compactionIntervalMs ?? 5 * 60_000;
   if (interval > 0) {
-    // A revision count alone is a few seconds of history when thousands of kubelets renew
-    // Leases; a watch resuming from its last bookmark (up to a minute old) would then find its
-    // history gone and relist. Compacting only up to what the previous run saw keeps at least
-    // one interval, as kube-apiserver's compactor does.
-    let previousRun = 0;
+    // Every replica runs it; a compare-and-swap on the store's compaction key elects the one
+    // that compacts each interval (storage/compactor.ts), as kube-apiserver's on etcd.
+    const compactor = new Compactor({ backend, keepRevisions: options.compactionKeepRevisions });
+    let running: Promise<unknown> = Promise.resolve();
     compactionTimer = setInterval(() => {
-      void (async () => {
-        const current = await backend.currentRevision();
-        const target = Math.min(current - keep, previousRun);
-        previousRun = current;
-        if (target > (await backend.compactRevision())) await backend.compact(target);
-      })().catch((err) => log.warn({ err: (err as Error).message }, 'compaction failed'));
+      running = running.then(() => compactor.run()).catch((err) => log.warn({ err: (err as Error).message }, 'compaction failed'));
     }, interval);
     compactionTimer.unref();
   }
