@@ -4,6 +4,7 @@
  */
 import { parseArgs } from 'node:util';
 import { resolve } from 'node:path';
+import { parseDuration } from '../api/duration.ts';
 import { isStoreDurability, storeDurabilities } from '../storage/sqlite.ts';
 import { startApiServer } from './server.ts';
 
@@ -30,6 +31,15 @@ export async function start(ctx: ComponentContext): Promise<void> {
       'service-cluster-ip-range': { type: 'string', default: '127.64.0.0/16' },
       // fsync (default) or process-crash-only; see ApiServerOptions.storeDurability.
       'store-durability': { type: 'string', default: 'fsync' },
+      // How long a replica told to stop keeps serving with /readyz failing, so the load balancer
+      // (which checks every second and drops a replica at its first failed check) has sent new
+      // connections elsewhere before the listener closes. kube's default is 0 (clients retry),
+      // OpenShift's 70s (cloud load balancers check every 10 s, several times); 3s is three of
+      // our balancer's checks, and it adds only that to each replica's turn in a rollout and to
+      // a one-master cluster's handover from its bootstrap API server.
+      'shutdown-delay-duration': { type: 'string', default: '3s' },
+      // Over how long watches are ended once the listener closes (0: all at once).
+      'shutdown-watch-termination-grace-period': { type: 'string', default: '0s' },
     },
     strict: true,
   });
@@ -46,6 +56,8 @@ export async function start(ctx: ComponentContext): Promise<void> {
   const sans = values['tls-san'] ?? [];
   const serviceRange = values['service-cluster-ip-range']!;
   if (!/^127\.\d{1,3}\.\d{1,3}\.\d{1,3}\/(1[6-9]|2[0-4])$/.test(serviceRange)) throw new Error(`kube-apiserver: --service-cluster-ip-range ${serviceRange} is not a loopback range between /16 and /24 (127.0.0.0/8)`);
+  const delayMs = durationFlag('shutdown-delay-duration', values['shutdown-delay-duration']!);
+  const watchGraceMs = durationFlag('shutdown-watch-termination-grace-period', values['shutdown-watch-termination-grace-period']!);
   const server = await startApiServer({
     dataDir: resolve(dataDir),
     port,
@@ -57,11 +69,20 @@ export async function start(ctx: ComponentContext): Promise<void> {
     dnsNames: sans.filter((s) => !LOOPBACK.test(s)),
     storeDurability: durability,
     serviceClusterIpRange: serviceRange,
+    shutdown: { delayMs, watchGraceMs },
   });
-  if (ctx.signal.aborted) {
-    await server.close();
-    return;
+  if (!ctx.signal.aborted) await new Promise<void>((done) => ctx.signal.addEventListener('abort', () => done(), { once: true }));
+  // SIGTERM, as kube-apiserver: not ready at once, then the delay, then drain (shutdown.ts).
+  await server.shutdown();
+}
+
+function durationFlag(name: string, value: string): number {
+  let ms: number;
+  try {
+    ms = parseDuration(value);
+  } catch (err) {
+    throw new Error(`kube-apiserver: --${name}: ${(err as Error).message}`);
   }
-  await new Promise<void>((done) => ctx.signal.addEventListener('abort', () => done(), { once: true }));
-  await server.close();
+  if (ms < 0) throw new Error(`kube-apiserver: --${name} ${value} must not be negative`);
+  return ms;
 }

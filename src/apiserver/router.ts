@@ -20,6 +20,7 @@ import { handleScale } from './handlers/scale.ts';
 import { handleTokenRequest } from './handlers/token-request.ts';
 import { parseRequestInfo, type ResourceRequest } from './http/request-info.ts';
 import { negotiate, writeBody, writeRaw } from './http/respond.ts';
+import type { HealthEndpoints } from './health.ts';
 import type { ApiServerMetrics } from './metrics.ts';
 import type { OpenApiService } from './openapi-service.ts';
 
@@ -29,6 +30,8 @@ export interface RouterDeps {
   readonly auth: { authenticate(authorization: string | undefined): UserInfo | undefined | Promise<UserInfo | undefined> };
   readonly discovery: Discovery;
   readonly openapi: OpenApiService;
+  /** `/healthz`, `/livez`, `/readyz` and their single checks. */
+  readonly health: HealthEndpoints;
   readonly metrics: ApiServerMetrics;
   readonly version: object;
   readonly serverAddress: () => string;
@@ -58,7 +61,7 @@ export async function routeRequest(req: IncomingMessage, res: ServerResponse, de
     // unauthenticated): the load balancer's checks need no credentials and no authorization.
     label('get', path);
     if (path === '/version') return writeBody(res, 200, deps.version);
-    return writeRaw(res, 200, 'ok', 'text/plain; charset=utf-8');
+    return deps.health.serve(res, deps.health.target(path)!, url.searchParams);
   }
   if (!user) {
     req.resume();
@@ -68,6 +71,12 @@ export async function routeRequest(req: IncomingMessage, res: ServerResponse, de
   if (authz && wantsImpersonation(req.headers)) user = impersonate(user, req.headers, authz.authorizer);
   const info = parseRequestInfo(req.method ?? 'GET', path, url.searchParams);
   if (authz) authorize(authz.authorizer, attributesOf(user, req.method ?? 'GET', path, info), req);
+  // A single check (`/readyz/shutdown`) says why it fails, so it is not public, as in kube.
+  const health = deps.health.target(path);
+  if (health) {
+    label('get', path);
+    return deps.health.serve(res, health, url.searchParams);
+  }
   if (path === '/metrics') {
     label('get', '/metrics');
     return writeRaw(res, 200, await deps.metrics.registry.metrics(), deps.metrics.registry.contentType);

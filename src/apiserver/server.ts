@@ -47,6 +47,8 @@ import { NodeGraph } from './authz/node-authorizer.ts';
 import { RbacIndex } from './authz/rbac-index.ts';
 import { reviewHandlers } from './authz/reviews.ts';
 import { renderTable } from './tables-service.ts';
+import { HealthEndpoints, pingCheck, shutdownCheck } from './health.ts';
+import { GracefulShutdown, isLongRunning } from './shutdown.ts';
 
 export interface ApiServerOptions {
   readonly dataDir: string;
@@ -85,6 +87,12 @@ export interface ApiServerOptions {
    */
   readonly storeDurability?: StoreDurability;
   readonly logs?: LogSource;
+  /**
+   * Graceful termination (`shutdown()`, shutdown.ts): how long the replica keeps serving with
+   * `/readyz` failing before it stops listening (default 0, kube's), over how long watches are
+   * then ended (default 0: at once), and the longest wait for in-flight requests (default 60 s).
+   */
+  readonly shutdown?: { readonly delayMs?: number; readonly watchGraceMs?: number; readonly requestTimeoutMs?: number };
 }
 
 export interface RunningApiServer {
@@ -97,6 +105,13 @@ export interface RunningApiServer {
   readonly registry: ResourceRegistry;
   readonly store: ObjectStore;
   readonly metrics: ApiServerMetrics;
+  /**
+   * Graceful termination, what SIGTERM does: `/readyz` fails at once, everything else is served
+   * through the shutdown delay, then the listener closes, watches end cleanly and in-flight
+   * requests are answered before the server stops.
+   */
+  shutdown(): Promise<void>;
+  /** Stops now: connections are cut, and a graceful shutdown under way skips what it has left. */
   close(): Promise<void>;
 }
 
@@ -194,6 +209,13 @@ export async function startApiServer(options: ApiServerOptions): Promise<Running
   await nodeGraph.start(events, store, registry);
   await reconcileBootstrapPolicy(store, registry);
   const reviews = reviewHandlers({ authorizer, rbac, nodes: nodeGraph, authenticate });
+  const graceful = new GracefulShutdown(
+    { delayMs: options.shutdown?.delayMs ?? 0, watchGraceMs: options.shutdown?.watchGraceMs ?? 0, requestTimeoutMs: options.shutdown?.requestTimeoutMs ?? 60_000 },
+    log,
+  );
+  const health = new HealthEndpoints({ healthz: [pingCheck], livez: [pingCheck], readyz: [pingCheck, shutdownCheck(() => graceful.shuttingDown)] }, (endpoint, detail) =>
+    log.debug(`${endpoint} check failed:\n${detail}`),
+  );
 
   const ctx: ServerContext = {
     store,
@@ -210,6 +232,7 @@ export async function startApiServer(options: ApiServerOptions): Promise<Running
       maxBufferedBytes: 64 * 1024 * 1024,
       onOpen: (def) => metrics.watchers.inc({ resource: def.resource }),
       onClose: (def) => metrics.watchers.dec({ resource: def.resource }),
+      drain: graceful,
     },
     toTable: renderTable,
     tokenIssuer: { keys: saKeys, audiences, now: Date.now },
@@ -234,6 +257,7 @@ export async function startApiServer(options: ApiServerOptions): Promise<Running
     const started = process.hrtime.bigint();
     let verb = 'unknown';
     let resource = '';
+    graceful.admit(res);
     res.on('finish', () => {
       const seconds = Number(process.hrtime.bigint() - started) / 1e9;
       metrics.requests.inc({ verb, resource, code: String(res.statusCode) });
@@ -241,9 +265,10 @@ export async function startApiServer(options: ApiServerOptions): Promise<Running
       // An access log at debug level; the path only (never headers, which carry the token).
       if (debug) log.debug({ method: req.method, path: req.url?.split('?')[0], verb, resource, code: res.statusCode, ms: Math.round(seconds * 1000) }, 'request');
     });
-    routeRequest(req, res, { ctx, auth: { authenticate }, authz: { authorizer, reviews }, discovery, openapi, metrics, version: serverVersion, serverAddress: () => address }, (v, r) => {
+    routeRequest(req, res, { ctx, auth: { authenticate }, authz: { authorizer, reviews }, discovery, openapi, health, metrics, version: serverVersion, serverAddress: () => address }, (v, r) => {
       verb = v;
       resource = r;
+      if (isLongRunning(v, r)) graceful.longRunning(res);
     }).catch((err: unknown) => {
       if (err instanceof ApiError) {
         writeError(res, err);
@@ -296,6 +321,24 @@ export async function startApiServer(options: ApiServerOptions): Promise<Running
     },
   });
   kubernetesService.start();
+  let leaving: Promise<void> | undefined;
+  const leaveEndpoints = (): Promise<void> => (leaving ??= kubernetesService.stop());
+  const serverClosed = new Promise<void>((resolve) => server.once('close', () => resolve()));
+  let stopped: Promise<void> | undefined;
+  const stop = (): Promise<void> =>
+    (stopped ??= (async () => {
+      lifetime.abort();
+      if (compactionTimer) clearInterval(compactionTimer);
+      for (const c of [crds, namespaces]) c.stop();
+      server.close();
+      server.closeAllConnections();
+      for (const socket of sockets) socket.destroy();
+      await serverClosed;
+      // After the last request: this replica leaves the kubernetes Endpoints (unless its
+      // graceful shutdown did first), then the store closes.
+      await leaveEndpoints();
+      await backend.close();
+    })());
 
   return {
     url,
@@ -307,18 +350,13 @@ export async function startApiServer(options: ApiServerOptions): Promise<Running
     registry,
     store,
     metrics,
+    async shutdown() {
+      await graceful.run({ preShutdown: leaveEndpoints, stopListening: () => server.close() });
+      await stop();
+    },
     async close() {
-      lifetime.abort();
-      if (compactionTimer) clearInterval(compactionTimer);
-      for (const c of [crds, namespaces]) c.stop();
-      await new Promise<void>((resolve) => {
-        server.close(() => resolve());
-        server.closeAllConnections();
-        for (const socket of sockets) socket.destroy();
-      });
-      // After the last request: this replica leaves the kubernetes Endpoints, then the store closes.
-      await kubernetesService.stop();
-      await backend.close();
+      graceful.cutShort();
+      await stop();
     },
   };
 }

@@ -36,6 +36,8 @@ export interface WatchServerOptions {
   readonly maxBufferedBytes: number;
   readonly onOpen?: (def: ResourceDefinition) => void;
   readonly onClose?: (def: ResourceDefinition) => void;
+  /** Told of each watch with the way to end it cleanly (the server shutting down); returns its deregistration. */
+  readonly drain?: { addWatch(end: () => void): () => void };
 }
 
 type EventType = 'ADDED' | 'MODIFIED' | 'DELETED';
@@ -103,9 +105,11 @@ export async function serveWatch(req: IncomingMessage, res: ServerResponse, stor
   let lastRv = 0;
   let closed = false;
   const timers: NodeJS.Timeout[] = [];
+  let undrain = (): void => {};
   const finish = (): void => {
     if (closed) return;
     closed = true;
+    undrain();
     controller.abort();
     for (const t of timers) clearTimeout(t), clearInterval(t);
     opts.onClose?.(def);
@@ -113,7 +117,11 @@ export async function serveWatch(req: IncomingMessage, res: ServerResponse, stor
   };
   res.on('close', finish);
 
-  res.writeHead(200, { 'Content-Type': 'application/json', 'Cache-Control': 'no-cache, private', 'Transfer-Encoding': 'chunked' });
+  // The connection serves this watch only. When the watch ends (its timeout, or the replica
+  // shutting down) the client re-watches on a new connection, which a load balancer sends to
+  // a ready replica; a kept-alive one would carry the next request back to this replica, and
+  // one closed under a request the client had just sent on it fails that request.
+  res.writeHead(200, { 'Content-Type': 'application/json', 'Cache-Control': 'no-cache, private', 'Transfer-Encoding': 'chunked', Connection: 'close' });
   res.flushHeaders();
   opts.onOpen?.(def);
 
@@ -131,6 +139,12 @@ export async function serveWatch(req: IncomingMessage, res: ServerResponse, stor
   const sendObject = (type: EventType, obj: KubeObject): void => {
     send(JSON.stringify({ type, object: p.render(obj) }) + '\n');
   };
+  // Ended by a shutdown as by its timeout: a bookmark says how far it got, so the client
+  // resumes from there on another replica instead of relisting.
+  undrain = opts.drain?.addWatch(() => {
+    if (lastRv > 0) bookmark();
+    finish();
+  }) ?? undrain;
   const expired = (requested: number, compacted: number): void => {
     const status = errors.expired(`too old resource version: ${requested} (${compacted})`).toStatus();
     send(JSON.stringify({ type: 'ERROR', object: status }) + '\n');
