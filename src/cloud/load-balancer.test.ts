@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { createServer as createHttpsServer } from 'node:https';
+import { Agent, createServer as createHttpsServer, request as httpsRequest } from 'node:https';
 import { connect, createServer, type AddressInfo, type Server, type Socket } from 'node:net';
 import { after, describe, it } from 'node:test';
 import { startLoadBalancer, type LoadBalancer } from './load-balancer.ts';
@@ -136,6 +136,66 @@ describe('TCP load balancer', () => {
     assert.equal(ok.backends()[0]?.healthy, true);
     assert.equal(failing.backends()[0]?.healthy, false);
     assert.ok(paths.includes('/readyz') && paths.includes('/livez'));
+  });
+
+  it('takes a backend out after unhealthyThreshold failed checks and back after healthyThreshold passes, never cutting a connection it carries', async () => {
+    const { cert, key } = await selfSignedCertificate();
+    /** An HTTPS backend that answers its name, and /readyz as the test says. */
+    const backend = async (name: string) => {
+      const state = { ready: true };
+      const server = createHttpsServer({ cert, key }, (req, res) => {
+        res.statusCode = req.url === '/readyz' && !state.ready ? 500 : 200;
+        res.end(name);
+      });
+      await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+      cleanups.push(() => new Promise<void>((resolve) => (server.close(() => resolve()), server.closeAllConnections())));
+      return { state, port: (server.address() as AddressInfo).port };
+    };
+    const a = await backend('a');
+    const b = await backend('b');
+    const lb = await startLoadBalancer({
+      host: '127.0.0.1',
+      port: 0,
+      backends: [{ host: '127.0.0.1', port: a.port }, { host: '127.0.0.1', port: b.port }],
+      healthCheck: { kind: 'https', path: '/readyz', ca: cert },
+      intervalMs: 60_000,
+      unhealthyThreshold: 2,
+      healthyThreshold: 2,
+    });
+    cleanups.push(() => lb.close());
+    const kept = new Agent({ keepAlive: true, maxSockets: 1, ca: cert, checkServerIdentity: () => undefined });
+    cleanups.push(async () => kept.destroy());
+    const get = (agent: Agent | false) =>
+      new Promise<string>((resolve, reject) => {
+        const req = httpsRequest({ host: '127.0.0.1', port: lb.port, path: '/', agent, ...(agent ? {} : { ca: cert, checkServerIdentity: () => undefined }) }, (res) => {
+          let body = '';
+          res.on('data', (c: Buffer) => (body += c.toString()));
+          res.on('end', () => resolve(body));
+        });
+        req.on('error', reject);
+        req.end();
+      });
+    assert.equal(await get(kept), 'a', 'the kept-alive connection goes to the first backend');
+    const healthy = () => lb.backends().map((x) => x.healthy);
+
+    a.state.ready = false;
+    await lb.checkNow();
+    assert.deepEqual(healthy(), [true, true], 'one failed check is below the threshold');
+    await lb.checkNow();
+    assert.deepEqual(healthy(), [false, true]);
+    assert.deepEqual([await get(false), await get(false), await get(false)], ['b', 'b', 'b'], 'new connections avoid the failing backend');
+    assert.equal(await get(kept), 'a', 'the established connection still reaches its backend');
+
+    a.state.ready = true;
+    await lb.checkNow();
+    assert.deepEqual(healthy(), [false, true], 'one pass is below the threshold');
+    await lb.checkNow();
+    assert.deepEqual(healthy(), [true, true]);
+    assert.deepEqual(new Set([await get(false), await get(false)]), new Set(['a', 'b']));
+  });
+
+  it('refuses a threshold that is not a whole number of checks', async () => {
+    await assert.rejects(startLoadBalancer({ host: '127.0.0.1', port: 0, backends: [], unhealthyThreshold: 0 }), /unhealthyThreshold must be a whole number of checks, at least 1 \(got 0\)/);
   });
 
   it('binds and forwards to loopback only', async () => {

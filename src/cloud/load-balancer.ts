@@ -2,10 +2,16 @@
  * A TCP load balancer, as a cloud's network load balancer fronts the kube-apiserver replicas at
  * the address in the admin kubeconfig (127.0.0.1:6443). Each connection goes to the next
  * healthy backend in round-robin order; if that backend refuses the connection, the next is
- * tried and the failed one is marked unhealthy until a health check passes again. Health checks
+ * tried and the failed one is marked unhealthy until health checks pass again. Health checks
  * run every `intervalMs`: a TCP connect, or an HTTPS GET whose 2xx/3xx answer means healthy
- * (the apiserver's `/readyz`). When no backend is healthy every backend is still tried, as
- * cloud load balancers fail open. TLS passes through untouched; the balancer never sees it.
+ * (the apiserver's `/readyz`); `unhealthyThreshold` failures in a row take a backend out of
+ * rotation and `healthyThreshold` passes put it back, as a cloud load balancer's target health
+ * does. With the default thresholds of 1, a replica whose `/readyz` starts failing (one that
+ * is shutting down) gets no new connection after the next check. Established connections are
+ * never cut by the balancer: they end when the backend or the client ends them, which is what
+ * lets a replica that is shutting down finish what it is answering. When no backend is healthy
+ * every backend is still tried, as cloud load balancers fail open. TLS passes through
+ * untouched; the balancer never sees it.
  */
 import { connect, createServer, type Server, type Socket } from 'node:net';
 import { request } from 'node:https';
@@ -31,6 +37,10 @@ export interface LoadBalancerOptions {
   readonly healthCheck?: HealthCheck;
   /** Default 5 s. */
   readonly intervalMs?: number;
+  /** Failed checks in a row that take a backend out of rotation (default 1). */
+  readonly unhealthyThreshold?: number;
+  /** Passed checks in a row that put it back (default 1). */
+  readonly healthyThreshold?: number;
   /** Per health check and per backend connect attempt. Default 2 s. */
   readonly timeoutMs?: number;
   readonly logger?: Logger;
@@ -53,6 +63,10 @@ export interface LoadBalancer {
 
 interface Entry extends Backend {
   healthy: boolean;
+  /** Checks in a row that disagreed with `healthy`. */
+  streak: number;
+  /** The check under way: a slow one delays no other backend's. */
+  probing?: Promise<void>;
 }
 
 const keyOf = (b: Backend): string => `${b.host}:${b.port}`;
@@ -62,6 +76,8 @@ export async function startLoadBalancer(options: LoadBalancerOptions): Promise<L
   const check = options.healthCheck ?? { kind: 'tcp' };
   const intervalMs = options.intervalMs ?? 5_000;
   const timeoutMs = options.timeoutMs ?? 2_000;
+  const unhealthyThreshold = threshold(options.unhealthyThreshold, 'unhealthyThreshold');
+  const healthyThreshold = threshold(options.healthyThreshold, 'healthyThreshold');
   const log = options.logger ?? pino({ enabled: false });
   let entries: Entry[] = [];
   let cursor = 0;
@@ -71,15 +87,21 @@ export async function startLoadBalancer(options: LoadBalancerOptions): Promise<L
   const markHealth = (e: Entry, healthy: boolean): void => {
     if (e.healthy !== healthy) log.info({ backend: keyOf(e), healthy }, 'backend health changed');
     e.healthy = healthy;
+    e.streak = 0;
   };
 
-  const probe = async (e: Entry): Promise<void> => {
+  const probeOnce = async (e: Entry): Promise<void> => {
     const healthy = check.kind === 'tcp' ? await tcpProbe(e, timeoutMs) : await httpsProbe(e, check, timeoutMs);
     // The backend may have been removed while the probe ran; only a current entry is updated.
-    if (entries.includes(e)) markHealth(e, healthy);
+    if (!entries.includes(e)) return;
+    if (healthy === e.healthy) e.streak = 0;
+    else if (++e.streak >= (healthy ? healthyThreshold : unhealthyThreshold)) markHealth(e, healthy);
   };
-  let checking: Promise<void> | undefined;
-  const checkNow = (): Promise<void> => (checking ??= Promise.all(entries.map(probe)).then(() => void (checking = undefined)));
+  const probe = (e: Entry): Promise<void> =>
+    (e.probing ??= probeOnce(e).finally(() => {
+      e.probing = undefined;
+    }));
+  const checkNow = (): Promise<void> => Promise.all(entries.map(probe)).then(() => undefined);
 
   const setBackends = (backends: readonly Backend[]): void => {
     for (const b of backends) assertLoopbackHost(b.host, `to use ${keyOf(b)} as a load balancer backend`);
@@ -88,7 +110,7 @@ export async function startLoadBalancer(options: LoadBalancerOptions): Promise<L
     entries = backends.map((b) => {
       const existing = old.get(keyOf(b));
       if (existing) return existing;
-      const e: Entry = { host: b.host, port: b.port, healthy: true };
+      const e: Entry = { host: b.host, port: b.port, healthy: true, streak: 0 };
       fresh.push(e);
       return e;
     });
@@ -158,6 +180,12 @@ export async function startLoadBalancer(options: LoadBalancerOptions): Promise<L
       await stopped;
     },
   };
+}
+
+function threshold(value: number | undefined, name: string): number {
+  if (value === undefined) return 1;
+  if (!Number.isInteger(value) || value < 1) throw new Error(`load balancer: ${name} must be a whole number of checks, at least 1 (got ${value})`);
+  return value;
 }
 
 function dial(b: Backend, timeoutMs: number): Promise<Socket> {

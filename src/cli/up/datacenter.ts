@@ -130,7 +130,6 @@ export async function startDatacenter(o: DatacenterOptions): Promise<Datacenter>
     },
   });
 
-  const masterIPs = new Map<string, string>();
   // Nodes whose kubelet is getting its credential and starting, by name.
   const joining = new Map<string, { controller: AbortController; done: Promise<void> }>();
   const cloud = await createCloud({
@@ -222,11 +221,10 @@ export async function startDatacenter(o: DatacenterOptions): Promise<Datacenter>
     logger: logger.child({ component: 'mcs-load-balancer' }),
   });
   const syncBackends = (): void => {
-    // One API-server replica (on the first master) until the kube-apiserver operator runs more.
-    const first = cloud.list({ name: masterName(0) }).find((i) => i.state !== 'terminated');
-    if (first) masterIPs.set(first.name, first.privateIP);
-    lb.setBackends([...masterIPs.values()].slice(0, 1).map((host) => ({ host, port: 6443 })));
     const masters = cloud.list().filter((i) => roleOf(i.name) === 'master' && i.state !== 'terminated');
+    // Every master's :6443, whether or not a replica runs there yet: one that does not fails
+    // its /readyz check (or refuses the connection) and gets no traffic until it is ready.
+    lb.setBackends(masters.map((i) => ({ host: i.privateIP, port: 6443 })));
     mcsLb.setBackends(masters.map((i) => ({ host: i.privateIP, port: SERVER_PORT })));
   };
   cloud.onChange(syncBackends);
