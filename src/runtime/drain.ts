@@ -46,6 +46,11 @@ export interface DrainOptions {
    * finish the deletion (the Machine API's drain sets it for such nodes). Unset: wait for them.
    */
   readonly skipWaitForDeleteTimeoutSeconds?: number;
+  /**
+   * The caller has cordoned the node itself, e.g. under a lock of its own that must cover the
+   * cordon (the Machine API's one-control-plane-node-at-a-time rule): the drain does not again.
+   */
+  readonly cordoned?: boolean;
   readonly clock?: Clock;
   readonly signal?: AbortSignal;
   readonly log?: DrainLog;
@@ -174,9 +179,12 @@ export function evictionMessage(err: ApiError): string {
   return message;
 }
 
-/** Marks the node unschedulable; false when it already was (nothing written). */
-export async function cordonNode(client: ApiClient, name: string): Promise<boolean> {
-  return setUnschedulable(client, name, true);
+/**
+ * Marks the node unschedulable; false when it already was (nothing written). `current` is the
+ * node as the caller has just read it, which saves reading it again.
+ */
+export async function cordonNode(client: ApiClient, name: string, current?: V1Node): Promise<boolean> {
+  return setUnschedulable(client, name, true, current);
 }
 
 /** Makes the node schedulable again; false when it already was. */
@@ -184,8 +192,8 @@ export async function uncordonNode(client: ApiClient, name: string): Promise<boo
   return setUnschedulable(client, name, false);
 }
 
-async function setUnschedulable(client: ApiClient, name: string, desired: boolean): Promise<boolean> {
-  const node = await client.get<V1Node>(resources.nodes, undefined, name);
+async function setUnschedulable(client: ApiClient, name: string, desired: boolean, current?: V1Node): Promise<boolean> {
+  const node = current ?? (await client.get<V1Node>(resources.nodes, undefined, name));
   if ((node.spec?.unschedulable ?? false) === desired) return false;
   // null removes the field, as kubectl's uncordon patch does: an unset field is the default.
   await client.patch(resources.nodes, undefined, name, { spec: { unschedulable: desired ? true : null } }, { type: 'strategic' });
@@ -231,7 +239,7 @@ export async function drainNode(client: ApiClient, nodeName: string, o: DrainOpt
   const deadline = timeoutMs > 0 ? clock.now() + timeoutMs : Infinity;
   const log = o.log;
 
-  await cordonNode(client, nodeName);
+  if (!o.cordoned) await cordonNode(client, nodeName);
   const skip = o.skipWaitForDeleteTimeoutSeconds;
   const pods = (await podsOn(client, nodeName, signal)).filter((p) => !deletionOverdue(p, skip, clock.wallNow()));
   const plan = planDrain(pods, await existingDaemonSets(client, pods));

@@ -5,7 +5,8 @@
  * empty value means every namespace, as upstream), `--leader-elect-resource-namespace` (where its
  * Lease lives; default the namespace, else `defaultNamespace`), `--metrics-bind-address` and
  * klog's `--v`/`--logtostderr`, accepted for the Deployments that pass them (the log level comes
- * from SHIPYARD_LOG_LEVEL) — then one manager under leader election, and `/metrics` on the pod's
+ * from SHIPYARD_LOG_LEVEL), and for a component that names a default, `--max-concurrent-reconciles`
+ * (controller-runtime's MaxConcurrentReconciles) — then one manager under leader election, and `/metrics` on the pod's
  * IP (POD_IP) at the component's port unless the flag says otherwise; without either, none.
  * One place for what each such component would otherwise repeat.
  */
@@ -36,8 +37,17 @@ export interface ManagerComponentOptions {
    * serve (the machine controller's platform); a rejection stops the component with its error.
    */
   readonly prepare?: (o: { kubeConfig: KubeAccess; values: Readonly<Record<string, unknown>> }) => Promise<void>;
-  /** Builds the controllers once leading; `namespace` is undefined for every namespace. */
-  readonly controllers: (ctx: ControllerContext, o: { namespace: string | undefined; values: Readonly<Record<string, unknown>> }) => Controller[];
+  /** `--max-concurrent-reconciles`'s default; without one the flag is not accepted and `workers` is 1. */
+  readonly defaultWorkers?: number;
+  /** Builds the controllers once leading; `namespace` is undefined for every namespace, `workers` the reconciles each controller runs at once. */
+  readonly controllers: (ctx: ControllerContext, o: { namespace: string | undefined; values: Readonly<Record<string, unknown>>; workers: number }) => Controller[];
+}
+
+/** `--max-concurrent-reconciles`, refused at start unless a positive integer. */
+function workersFrom(component: string, value: unknown): number {
+  const workers = Number(value);
+  if (!Number.isInteger(workers) || workers < 1) throw new Error(`${component}: --max-concurrent-reconciles must be a positive integer, got "${String(value)}"`);
+  return workers;
 }
 
 export async function runManagerComponent(ctx: ComponentContext, o: ManagerComponentOptions): Promise<void> {
@@ -47,8 +57,10 @@ export async function runManagerComponent(ctx: ComponentContext, o: ManagerCompo
     'metrics-bind-address': { type: 'string' },
     v: { type: 'string' },
     logtostderr: { type: 'string' },
+    ...(o.defaultWorkers !== undefined ? { 'max-concurrent-reconciles': { type: 'string', default: String(o.defaultWorkers) } } : {}),
     ...o.flags,
   });
+  const workers = o.defaultWorkers !== undefined ? workersFrom(o.component, values['max-concurrent-reconciles']) : 1;
   const namespace = String(values.namespace) || undefined;
   const leaseNamespace = (values['leader-elect-resource-namespace'] as string | undefined) || namespace || o.defaultNamespace;
   const kubeConfig = loadKubeConfig({ kubeconfig: common.kubeconfig, env: ctx.env, rootfs: ctx.rootfs });
@@ -69,7 +81,7 @@ export async function runManagerComponent(ctx: ComponentContext, o: ManagerCompo
     metrics,
     logger,
     leaderElection: leaderElectionFor(leaseNamespace, o.leaseName, common, ctx.env),
-    controllers: (c) => o.controllers(c, { namespace, values }),
+    controllers: (c) => o.controllers(c, { namespace, values, workers }),
   });
   if (metricsServer) logger.info({ address: metricsServer.address }, 'serving metrics');
   try {

@@ -9,8 +9,9 @@
  * instance that vanished; deletion with the drain held by a PodDisruptionBudget (Drained=False
  * DrainError naming pod and budget, the Node cordoned, DaemonSet pod left) and then allowed,
  * the termination waited for, the Node deleted; lifecycle hooks holding the drain and the
- * termination; control-plane nodes one at a time, and an unreachable node's drain not waiting
- * on its kubelet; exclude-node-draining; a nodeRef to a Node already gone.
+ * termination; control-plane nodes one at a time (also two deleted together, with the drains
+ * run by several workers), and an unreachable node's drain not waiting on its kubelet;
+ * exclude-node-draining; a nodeRef to a Node already gone.
  */
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -116,7 +117,8 @@ describe('machine controller (real API server, FakeClock, test provider)', { tim
       logger: pino({ level: process.env.SHIPYARD_TEST_LOG ?? 'silent' }),
       clock,
     };
-    const controllers = machineControllers(ctx, { provider, namespace: NS, requeueAfterMs: 30_000, drainRequeueAfterMs: 20_000, drainTimeoutMs: 20_000 });
+    // Several workers, as the component runs them: the control-plane rule must hold across them.
+    const controllers = machineControllers(ctx, { provider, namespace: NS, requeueAfterMs: 30_000, drainRequeueAfterMs: 20_000, drainTimeoutMs: 20_000, workers: 4 });
     await informers.waitForSync();
     running = Promise.all(controllers.map((c) => c.run(stop.signal)));
   });
@@ -347,6 +349,49 @@ describe('machine controller (real API server, FakeClock, test provider)', { tim
     const guard = await admin.get<V1Pod>(resources.pods, 'default', 'etcd-guard').catch(() => undefined);
     assert.ok(!guard || guard.metadata?.deletionTimestamp, 'the pod was evicted (its deletion left to a kubelet that is not there)');
     if (guard) assert.equal(guard.metadata?.deletionGracePeriodSeconds, 1, 'with a 1 s grace period');
+  });
+
+  it('two control-plane Machines deleted together: one drained, the other held until its Node is gone; never both cordoned', async (t) => {
+    const cps = ['cp-3', 'cp-4'];
+    for (const name of cps) {
+      await admin.create(resources.nodes, { apiVersion: 'v1', kind: 'Node', metadata: { name, labels: { 'node-role.kubernetes.io/control-plane': '' } } });
+      await running_(machine(`m-${name}`), name);
+    }
+    // Every state of the two Nodes, as a watch delivers it: a moment with both cordoned would show.
+    const watching = new AbortController();
+    const nodes = new InformerFactory({ client: admin, signal: watching.signal }).informer<V1Node>(resources.nodes);
+    let bothCordoned = false;
+    const look = () => {
+      if (cps.every((n) => nodes.store.get(n)?.spec?.unschedulable)) bothCordoned = true;
+    };
+    nodes.on('add', look);
+    nodes.on('update', look);
+    provider.slowTermination = true;
+    t.after(() => {
+      provider.slowTermination = false;
+      watching.abort();
+    });
+    await until('the Nodes watched', async () => cps.every((n) => nodes.store.get(n)), SLOW);
+
+    await Promise.all(cps.map((n) => admin.delete(machinesRef, NS, `m-${n}`)));
+    const [first, second] = await settle('one drained, the other held', async () => {
+      const ms = await Promise.all(cps.map((n) => get(`m-${n}`)));
+      const drained = ms.find((m) => condition(m, 'Drained')?.status === 'True');
+      const held = ms.find((m) => condition(m, 'Drained')?.status === 'False');
+      return drained && held && ([drained, held] as const);
+    }, 1000);
+    const firstNode = first.status?.nodeRef?.name ?? '';
+    assert.equal(condition(second, 'Drained')?.message, `could not drain machine: control plane node ${firstNode} is already cordoned; control plane nodes are drained one at a time`);
+    assert.notEqual((await nodeOf(second.status?.nodeRef?.name ?? ''))?.spec?.unschedulable, true, 'the held one is not cordoned');
+
+    await settle('the first one terminating', async () => provider.calls(first.metadata!.name!).delete > 0);
+    provider.finishTermination(first.metadata!.name!);
+    await settle(`${first.metadata!.name} gone`, () => gone(first.metadata!.name!), 1000);
+    await settle('the second one terminating', async () => provider.calls(second.metadata!.name!).delete > 0, 1000);
+    provider.finishTermination(second.metadata!.name!);
+    await settle(`${second.metadata!.name} gone`, () => gone(second.metadata!.name!), 1000);
+    assert.deepEqual(await Promise.all(cps.map(nodeOf)), [undefined, undefined], 'both Nodes deleted');
+    assert.equal(bothCordoned, false, 'the two control-plane Nodes were never cordoned at once');
   });
 
   it('exclude-node-draining skips the drain (a budget would block it); a nodeRef to a Node already gone is fine', async () => {

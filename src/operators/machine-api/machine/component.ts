@@ -4,7 +4,10 @@
  * `/machine-controller-manager` (accepted as a first argument; runtime/manager-component.ts:
  * `--kubeconfig`, `--namespace` default `openshift-machine-api`, `""` for every namespace, leader
  * election, `--metrics-bind-address`, `--v`), plus `--requeue-after D`, `--drain-requeue-after D`,
- * `--drain-timeout D` and `--max-concurrent-reconciles N`. The delays default to OpenShift's
+ * `--drain-timeout D` and `--max-concurrent-reconciles N` (Machines reconciled at once by the
+ * machine controller, and drained at once by its drain controller; default 10: each reconcile
+ * waits mostly on the cloud and the API server, and Machines are independent, so one worker
+ * would launch a scale-up's instances one after another). The delays default to OpenShift's
  * (30 s between looks at an instance, 20 s between drain attempts, 20 s per attempt); tests and
  * benchmarks shorten them. The provider is the one for the cluster's platform
  * (`infrastructure.config.openshift.io/cluster` `status.platformStatus.type`), read once at start:
@@ -25,6 +28,7 @@ import { machineControllers } from './controllers.ts';
 export const COMPONENT = 'machine-controller';
 export const METRICS_PORT = 9442;
 export const LEASE_NAME = 'cluster-api-provider-shipyard-leader';
+export const DEFAULT_WORKERS = 10;
 /** The program name OpenShift's provider images run. */
 const PROGRAM = '/machine-controller-manager';
 
@@ -54,18 +58,14 @@ interface Settings {
   readonly requeueAfterMs: number;
   readonly drainRequeueAfterMs: number;
   readonly drainTimeoutMs: number;
-  readonly workers: number;
 }
 
 function settingsFrom(values: Readonly<Record<string, unknown>>, platform: string): Settings {
-  const workers = Number(values['max-concurrent-reconciles']);
-  if (!Number.isInteger(workers) || workers < 1) throw new Error(`${COMPONENT}: --max-concurrent-reconciles must be a positive integer, got "${String(values['max-concurrent-reconciles'])}"`);
   return {
     platform,
     requeueAfterMs: duration('requeue-after', values['requeue-after']),
     drainRequeueAfterMs: duration('drain-requeue-after', values['drain-requeue-after']),
     drainTimeoutMs: duration('drain-timeout', values['drain-timeout']),
-    workers,
   };
 }
 
@@ -78,11 +78,11 @@ export function start(ctx: ComponentContext): Promise<void> {
       leaseName: LEASE_NAME,
       defaultNamespace: machineAPINamespace,
       metricsPort: METRICS_PORT,
+      defaultWorkers: DEFAULT_WORKERS,
       flags: {
         'requeue-after': { type: 'string', default: '30s' },
         'drain-requeue-after': { type: 'string', default: '20s' },
         'drain-timeout': { type: 'string', default: '20s' },
-        'max-concurrent-reconciles': { type: 'string', default: '1' },
       },
       // Before campaigning: bad flags or a platform this image cannot serve are configuration errors, said at once.
       prepare: async ({ kubeConfig, values }) => {
@@ -95,13 +95,13 @@ export function start(ctx: ComponentContext): Promise<void> {
         }
         settings = settingsFrom(values, platform);
       },
-      controllers: (c, { namespace }) => {
+      controllers: (c, { namespace, workers }) => {
         const s = settings!;
         return machineControllers(c, {
           provider: providerFor(s.platform, { client: c.client, requeueAfterMs: s.requeueAfterMs }),
           namespace,
           requeueAfterMs: s.requeueAfterMs,
-          workers: s.workers,
+          workers,
           drainRequeueAfterMs: s.drainRequeueAfterMs,
           drainTimeoutMs: s.drainTimeoutMs,
         });

@@ -9,8 +9,10 @@
  * 2. The finalizer `machine.machine.openshift.io` is added first.
  * 3. Being deleted: phase Deleting; then wait for the drain controller's `Drained=True` and for
  *    every `preTerminate` hook to be removed; `delete` the instance (an invalid configuration with
- *    no addresses never had one), wait until `exists` says it is gone (polling every
- *    `requeueAfterMs`), delete the Node (gone already is fine) and drop the finalizer.
+ *    no addresses never had one), wait until `exists` says it is gone, delete the Node (gone
+ *    already is fine) and drop the finalizer. The termination is looked at again after 100 ms,
+ *    then after twice as long each time up to `requeueAfterMs`: it usually takes moments, and a
+ *    whole poll interval after each would be most of a scale-down's time.
  * 4. Phase Failed is terminal: nothing more is done, and no provider call is made, until the
  *    Machine is deleted (an invalid configuration will not fix itself; OpenShift's behaviour).
  * 5. The instance exists: `update`, record providerID, addresses, providerStatus, labels and
@@ -32,6 +34,7 @@ import type { ControllerContext } from '../../../runtime/context.ts';
 import { Controller } from '../../../runtime/controller.ts';
 import type { Informer } from '../../../runtime/informer.ts';
 import type { DeepReadonly } from '../../../runtime/readonly.ts';
+import { ExponentialFailureRateLimiter } from '../../../runtime/rate-limiter.ts';
 import { terminal, type ReconcileResult } from '../../../runtime/reconcile-loop.ts';
 import { refOf, resources } from '../../../runtime/resources.ts';
 import { statusTargetOf, updateStatus } from '../../../runtime/update-status.ts';
@@ -70,6 +73,8 @@ export function createMachineController(ctx: ControllerContext, o: MachineContro
   const logger = ctx.logger.child({ controller: MACHINE_CONTROLLER });
   const { provider, machines } = o;
   const requeue = { requeueAfterMs: o.requeueAfterMs ?? 30_000 };
+  /** Between looks at a termination, by Machine uid (see the header). */
+  const terminationPoll = new ExponentialFailureRateLimiter({ baseMs: Math.max(1, Math.min(100, requeue.requeueAfterMs)), maxMs: Math.max(1, requeue.requeueAfterMs) });
 
   const record = (m: ReadonlyMachine, type: 'Normal' | 'Warning', reason: string, message: string): void => ctx.recorder.event(eventSubject(m), type, reason, message);
 
@@ -113,6 +118,7 @@ export function createMachineController(ctx: ControllerContext, o: MachineContro
 
   const reconcileDelete = async (m: ReadonlyMachine, signal: AbortSignal): Promise<ReconcileResult> => {
     const name = m.metadata?.name ?? '';
+    const uid = m.metadata?.uid ?? '';
     await writeStatus(m, { phase: machinePhases.deleting });
     const finalizers = m.metadata?.finalizers ?? [];
     if (!finalizers.includes(machineFinalizer)) return;
@@ -130,15 +136,16 @@ export function createMachineController(ctx: ControllerContext, o: MachineContro
     } catch (err) {
       // An invalid configuration never launched anything, unless addresses say otherwise.
       if ((m.status?.addresses?.length ?? 0) > 0 || !isInvalidConfiguration(err)) {
-        if (err instanceof RequeueAfterError) return { requeueAfterMs: err.requeueAfterMs };
+        if (err instanceof RequeueAfterError) return { requeueAfterMs: Math.min(err.requeueAfterMs, terminationPoll.when(uid)) };
         record(m, 'Warning', 'FailedDelete', `${name}: reconciler failed to Delete machine: ${errorText(err)}`);
         throw err;
       }
     }
     if (await provider.exists(m, signal)) {
       logger.debug({ machine: name }, 'instance still being terminated; requeuing');
-      return requeue;
+      return { requeueAfterMs: terminationPoll.when(uid) };
     }
+    terminationPoll.forget(uid);
     const node = m.status?.nodeRef?.name;
     if (node) {
       logger.info({ machine: name, node }, 'deleting node of machine');
@@ -260,7 +267,10 @@ export function createMachineController(ctx: ControllerContext, o: MachineContro
     onError: (r) => logger[isConflict(r.error) || r.result === 'terminal' ? 'debug' : 'warn']({ key: r.key, err: errorText(r.error) }, 'machine sync failed'),
   });
   controller.watch(machines);
-  machines.on('delete', (m) => failed.delete(m.metadata?.uid ?? ''));
+  machines.on('delete', (m) => {
+    failed.delete(m.metadata?.uid ?? '');
+    terminationPoll.forget(m.metadata?.uid ?? '');
+  });
   return controller;
 }
 

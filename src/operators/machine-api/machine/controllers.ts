@@ -16,6 +16,7 @@ export interface MachineControllersOptions {
   readonly namespace?: string;
   /** See MachineControllerOptions. */
   readonly requeueAfterMs?: number;
+  /** Machines each of the two controllers reconciles at once. Default 1. */
   readonly workers?: number;
   /** See DrainControllerOptions. */
   readonly drainRequeueAfterMs?: number;
@@ -26,6 +27,6 @@ export function machineControllers(ctx: ControllerContext, o: MachineControllers
   const machines = ctx.informers.informer<Machine>(machinesRef, o.namespace ? { namespace: o.namespace } : {});
   return [
     createMachineController(ctx, { provider: o.provider, machines, requeueAfterMs: o.requeueAfterMs, workers: o.workers }),
-    createDrainController(ctx, { machines, drainRequeueAfterMs: o.drainRequeueAfterMs, drainTimeoutMs: o.drainTimeoutMs }),
+    createDrainController(ctx, { machines, drainRequeueAfterMs: o.drainRequeueAfterMs, drainTimeoutMs: o.drainTimeoutMs, workers: o.workers }),
   ];
 }

@@ -11,6 +11,9 @@
  *   `machine.openshift.io/exclude-node-draining` (any value) or when there is no nodeRef.
  * - A `preDrain` lifecycle hook holds it (event `DrainBlocked`), until removed.
  * - One control-plane node at a time: a control-plane node is not cordoned while another is.
+ *   Machines are drained `workers` at a time, so for control-plane nodes the check and the
+ *   cordon it allows are one step, taken by one worker at a time: two workers cannot both find
+ *   no other control-plane node cordoned and then cordon one each. Other nodes never wait.
  * - A Node whose kubelet is unreachable (Ready=Unknown) is drained with a 1 s grace period,
  *   not waiting for deletions nobody will finish; budgets are still honoured.
  * - A failure is `Drained=False` reason `DrainError` naming the pod and budget in the way, event
@@ -23,7 +26,7 @@ import { formatTimestamp } from '../../../api/time.ts';
 import { errorText, isConflict, isNotFound } from '../../../runtime/client.ts';
 import type { ControllerContext } from '../../../runtime/context.ts';
 import { Controller } from '../../../runtime/controller.ts';
-import { drainNode } from '../../../runtime/drain.ts';
+import { cordonNode, drainNode } from '../../../runtime/drain.ts';
 import type { Informer } from '../../../runtime/informer.ts';
 import { ExponentialFailureRateLimiter } from '../../../runtime/rate-limiter.ts';
 import type { DeepReadonly } from '../../../runtime/readonly.ts';
@@ -44,10 +47,22 @@ export interface DrainControllerOptions {
   readonly drainRequeueAfterMs?: number;
   /** How long one drain attempt may take. Default 20 s. */
   readonly drainTimeoutMs?: number;
+  /** Machines drained at once. Default 1. */
+  readonly workers?: number;
 }
 
 export function isControlPlane(node: DeepReadonly<V1Node>): boolean {
   return controlPlaneRoles.some((l) => node.metadata?.labels?.[l] !== undefined);
+}
+
+/** Runs each `fn` only after every earlier one has settled. */
+function oneAtATime(): <T>(fn: () => Promise<T>) => Promise<T> {
+  let tail: Promise<unknown> = Promise.resolve();
+  return (fn) => {
+    const turn = tail.then(fn);
+    tail = turn.catch(() => {});
+    return turn;
+  };
 }
 
 function isUnreachable(node: DeepReadonly<V1Node>): boolean {
@@ -64,6 +79,7 @@ export function createDrainController(ctx: ControllerContext, o: DrainController
 
   /** Machines whose Drained=True this controller wrote, by uid, until the cache shows it: no second drain on a lagging cache. */
   const drained = new Set<string>();
+  const controlPlaneTurn = oneAtATime();
 
   const writeDrained = async (m: DeepReadonly<Machine>, condition: ConditionChange): Promise<void> => {
     const now = formatTimestamp(ctx.clock.wallNow());
@@ -75,7 +91,7 @@ export function createDrainController(ctx: ControllerContext, o: DrainController
 
   /** Refuses a control-plane node while another is cordoned, unless this one already is (its drain is the one under way). */
   const checkControlPlane = async (node: DeepReadonly<V1Node>): Promise<void> => {
-    if (!isControlPlane(node) || node.spec?.unschedulable) return;
+    if (node.spec?.unschedulable) return;
     for (const role of controlPlaneRoles) {
       const others = (await ctx.client.list<V1Node>(resources.nodes, undefined, { labelSelector: role })).items;
       const busy = others.find((n) => n.metadata?.name !== node.metadata?.name && n.spec?.unschedulable);
@@ -93,11 +109,20 @@ export function createDrainController(ctx: ControllerContext, o: DrainController
       logger.info({ machine: m.metadata?.name, node: nodeName }, 'could not find node from noderef, it may have already been deleted');
       return false;
     }
-    await checkControlPlane(node);
+    if (isControlPlane(node)) {
+      // The check lists the other nodes from the server, not a cache, so the next turn sees this cordon.
+      await controlPlaneTurn(async () => {
+        await checkControlPlane(node);
+        await cordonNode(ctx.client, nodeName, node);
+      });
+    } else {
+      await cordonNode(ctx.client, nodeName, node);
+    }
     const unreachable = isUnreachable(node);
     if (unreachable) logger.info({ machine: m.metadata?.name, node: nodeName }, 'node is unreachable, draining will ignore grace periods; PDBs are still honored');
     const log = logger.child({ machine: m.metadata?.name, node: nodeName });
     await drainNode(ctx.client, nodeName, {
+      cordoned: true,
       clock: ctx.clock,
       signal,
       timeoutMs,
@@ -146,6 +171,7 @@ export function createDrainController(ctx: ControllerContext, o: DrainController
   const controller = new Controller({
     name: DRAIN_CONTROLLER,
     reconcile,
+    workers: o.workers ?? 1,
     clock: ctx.clock,
     rateLimiter: new ExponentialFailureRateLimiter({ baseMs: 5_000, maxMs: 1_000_000 }),
     observer: ctx.metrics?.forController(DRAIN_CONTROLLER),

@@ -1,8 +1,11 @@
 /**
  * The nodelink-controller component, flagged as OpenShift's `/nodelink-controller` binary
  * (runtime/manager-component.ts: `--kubeconfig`, `--namespace` default `openshift-machine-api`,
- * leader election, `--metrics-bind-address`). It runs the nodelink controller under the Lease
- * `cluster-api-provider-nodelink-leader` and serves `/metrics` on POD_IP at 9443.
+ * leader election, `--metrics-bind-address`, `--max-concurrent-reconciles`). It runs the nodelink
+ * controller under the Lease `cluster-api-provider-nodelink-leader` and serves `/metrics` on
+ * POD_IP at 9443. Five Nodes are linked at once by default (upstream: one): a reconcile is a
+ * cache lookup and at most two small writes, but Nodes join in bursts (a scale-up's all boot
+ * together), and one worker links them one write after another.
  */
 import { machineAPINamespace } from '../../../api/machine/index.ts';
 import type { ComponentContext } from '../../../runtime/component.ts';
@@ -12,6 +15,7 @@ import { createNodeLinkController } from './controller.ts';
 export const COMPONENT = 'nodelink-controller';
 export const LEASE_NAME = 'cluster-api-provider-nodelink-leader';
 export const METRICS_PORT = 9443;
+export const DEFAULT_WORKERS = 5;
 
 export function start(ctx: ComponentContext): Promise<void> {
   return runManagerComponent(ctx, {
@@ -19,6 +23,7 @@ export function start(ctx: ComponentContext): Promise<void> {
     leaseName: LEASE_NAME,
     defaultNamespace: machineAPINamespace,
     metricsPort: METRICS_PORT,
-    controllers: (c, { namespace }) => [createNodeLinkController(c, { namespace })],
+    defaultWorkers: DEFAULT_WORKERS,
+    controllers: (c, { namespace, workers }) => [createNodeLinkController(c, { namespace, workers })],
   });
 }

@@ -1,5 +1,8 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import { DEFAULT_WORKERS as MACHINE_WORKERS } from '../machine/component.ts';
+import { DEFAULT_WORKERS as MACHINESET_WORKERS } from '../machineset/component.ts';
+import { DEFAULT_WORKERS as NODELINK_WORKERS } from '../nodelink/component.ts';
 import { controllersDeployment } from './controllers.ts';
 
 const d = controllersDeployment({ operatorImage: 'shipyard.local/machine-api-operator:v0.1.0', providerImage: 'shipyard.local/machine-controller:v0.1.0', releaseVersion: '0.1.0' });
@@ -41,6 +44,15 @@ describe('the machine-api-controllers Deployment', () => {
     }
     assert.deepEqual([...ports].sort(), [9441, 9442, 9443, 9444]);
     assert.equal(byName('machine-controller').env!.find((e) => e.name === 'NODE_NAME')?.valueFrom?.fieldRef?.fieldPath, 'spec.nodeName');
+  });
+
+  it('the machineset, machine and nodelink controllers are told their workers, the numbers their programs default to', () => {
+    const workers = (name: string) => byName(name).args!.filter((a) => a.startsWith('--max-concurrent-reconciles='));
+    assert.deepEqual(workers('machineset-controller'), [`--max-concurrent-reconciles=${MACHINESET_WORKERS}`]);
+    assert.deepEqual(workers('machine-controller'), [`--max-concurrent-reconciles=${MACHINE_WORKERS}`]);
+    assert.deepEqual(workers('nodelink-controller'), [`--max-concurrent-reconciles=${NODELINK_WORKERS}`]);
+    assert.deepEqual(workers('machine-healthcheck-controller'), [], 'the health-check program takes no such flag');
+    assert.deepEqual([MACHINESET_WORKERS, MACHINE_WORKERS, NODELINK_WORKERS], [3, 10, 5]);
   });
 
   it('a different image is a different Deployment: what the operator rolls when images.json changes', () => {

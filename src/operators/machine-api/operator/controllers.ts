@@ -4,7 +4,8 @@
  * `system-node-critical`, ServiceAccount `machine-api-controllers`, and four containers. Three
  * run the operator's own image, which holds their binaries (`/machineset-controller`,
  * `/nodelink-controller`, `/machine-healthcheck`); the machine controller runs the platform's
- * provider image. Each serves `/metrics` on the pod's IP at a port of its own. Pure: the
+ * provider image. Each serves `/metrics` on the pod's IP at a port of its own, and the machineset,
+ * machine and nodelink controllers are told how many reconciles each runs at once. Pure: the
  * operator applies what this returns with runtime/apply's typed merge, so a deleted Deployment
  * comes back, an edit is reverted and a changed images.json rolls it.
  *
@@ -37,13 +38,22 @@ const tolerations: V1Toleration[] = [
 /** The flags every controller takes (OpenShift's, less klog's logging flags). */
 const commonArgs = ['--v=3', '--leader-elect=true', '--leader-elect-lease-duration=120s', `--namespace=${MAO_NAMESPACE}`];
 
-function container(o: { name: string; image: string; command: string; metricsPort: number; env: V1EnvVar[] }): V1Container {
+/**
+ * `--max-concurrent-reconciles` of each controller that takes it (OpenShift passes none, so its
+ * controllers run controller-runtime's one). Said here although each program defaults to the
+ * same, so that the Deployment shows what runs; each program's component.ts says why its number.
+ * The machine controller's applies to its drain controller too; the health-check controller
+ * takes no such flag.
+ */
+export const controllerWorkers = { machineSet: 3, machine: 10, nodeLink: 5 } as const;
+
+function container(o: { name: string; image: string; command: string; metricsPort: number; env: V1EnvVar[]; workers?: number }): V1Container {
   return {
     name: o.name,
     image: o.image,
     command: [o.command],
     // $(POD_IP) is expanded by the kubelet from the container's own environment.
-    args: [...commonArgs, `--metrics-bind-address=$(POD_IP):${o.metricsPort}`],
+    args: [...commonArgs, `--metrics-bind-address=$(POD_IP):${o.metricsPort}`, ...(o.workers ? [`--max-concurrent-reconciles=${o.workers}`] : [])],
     env: [{ name: 'POD_IP', valueFrom: { fieldRef: { fieldPath: 'status.podIP' } } }, ...o.env],
     ports: [{ name: 'metrics', containerPort: o.metricsPort, protocol: 'TCP' }],
     resources: { requests: { cpu: '10m', memory: '20Mi' } },
@@ -68,14 +78,15 @@ export function controllersDeployment(o: ControllersOptions): V1Deployment {
           nodeSelector: { 'node-role.kubernetes.io/master': '' },
           tolerations,
           containers: [
-            container({ ...containers.machineSet, image: o.operatorImage, metricsPort: metricsPorts.machineSet, env: [release] }),
+            container({ ...containers.machineSet, image: o.operatorImage, metricsPort: metricsPorts.machineSet, env: [release], workers: controllerWorkers.machineSet }),
             container({
               ...containers.machine,
               image: o.providerImage,
               metricsPort: metricsPorts.machine,
+              workers: controllerWorkers.machine,
               env: [{ name: 'NODE_NAME', valueFrom: { fieldRef: { fieldPath: 'spec.nodeName' } } }, release],
             }),
-            container({ ...containers.nodeLink, image: o.operatorImage, metricsPort: metricsPorts.nodeLink, env: [release] }),
+            container({ ...containers.nodeLink, image: o.operatorImage, metricsPort: metricsPorts.nodeLink, env: [release], workers: controllerWorkers.nodeLink }),
             container({ ...containers.healthCheck, image: o.operatorImage, metricsPort: metricsPorts.healthCheck, env: [release] }),
           ],
         },
