@@ -4,8 +4,8 @@
  * an existing default not marked `rbac.authorization.kubernetes.io/autoupdate: "false"` regains
  * the labels, annotations, rules (as single-verb rules), aggregation selectors and subjects it
  * lost, keeping whatever was added to it; a binding whose roleRef differs is recreated. Several
- * replicas may do this at once: a conflict or an AlreadyExists means another got there first,
- * and the next start looks again.
+ * replicas may do this at once (issue 17): a conflict or an AlreadyExists means another wrote
+ * first, so the object is read and reconciled again, a few times, and then left to the next start.
  */
 import { isDeepStrictEqual } from 'node:util';
 import { isAlreadyExists, isConflict } from '../errors.ts';
@@ -36,26 +36,34 @@ function bindingObject(kind: string, b: DefaultBinding): KubeObject {
 /** What to do with a live default: nothing, an update to this object, or (a binding whose roleRef changed) delete and create. */
 type Reconciled = undefined | { update: KubeObject } | { recreate: true };
 
+/** Rounds of read-and-reconcile when another replica's write gets in between, before leaving it to the next start. */
+const attempts = 5;
+
 async function ensure(store: ObjectStore, def: ResourceDefinition, desired: KubeObject, reconcile: (live: KubeObject) => Reconciled): Promise<void> {
   const ns = desired.metadata.namespace as string | undefined;
-  try {
-    const live = await store.get(def, ns, desired.metadata.name).catch(() => undefined);
-    if (!live) {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      const live = await store.get(def, ns, desired.metadata.name).catch(() => undefined);
+      if (!live) {
+        await store.create(def, ns, desired, manager);
+        return;
+      }
+      // Only an explicit "false" protects a default (kube's reconcile-protected): a removed annotation is put back.
+      if (live.metadata?.annotations?.[autoupdate] === 'false') return;
+      const next = reconcile(structuredClone(live));
+      if (!next) return;
+      if ('update' in next) {
+        await store.update(def, ns, desired.metadata.name, next.update, manager);
+        return;
+      }
+      await store.delete(def, ns, desired.metadata.name, { preconditions: { uid: live.metadata.uid } }, manager);
       await store.create(def, ns, desired, manager);
       return;
+    } catch (err) {
+      if (!isAlreadyExists(err) && !isConflict(err)) throw err;
+      // Another replica (or a user) wrote it meanwhile: look again at what is there now.
+      if (attempt >= attempts) return;
     }
-    // Only an explicit "false" protects a default (kube's reconcile-protected): a removed annotation is put back.
-    if (live.metadata?.annotations?.[autoupdate] === 'false') return;
-    const next = reconcile(structuredClone(live));
-    if (!next) return;
-    if ('update' in next) {
-      await store.update(def, ns, desired.metadata.name, next.update, manager);
-      return;
-    }
-    await store.delete(def, ns, desired.metadata.name, { preconditions: { uid: live.metadata.uid } }, manager);
-    await store.create(def, ns, desired, manager);
-  } catch (err) {
-    if (!isAlreadyExists(err) && !isConflict(err)) throw err;
   }
 }
 

@@ -60,4 +60,12 @@ describe('kubernetes Service', () => {
     assert.equal(fixed.metadata.uid, 'u', 'fixed in place');
     assert.equal(repairService({ ...svc, spec: { ...svc.spec, clusterIP: '127.64.3.3' } }, 6443), 'recreate');
   });
+
+  it('takes a targetPort another live replica listens on as right, so replicas on different ports do not take turns rewriting it', () => {
+    const written: KubeObject = desiredService(7443);
+    assert.equal(repairService(written, 6443, undefined, [7443, 6443]), 'ok');
+    const fixed = repairService(written, 6443, undefined, [6443]);
+    assert.ok(typeof fixed === 'object', 'the replica on 7443 is gone: the port is put right');
+    assert.equal(fixed.spec.ports[0].targetPort, 6443);
+  });
 });

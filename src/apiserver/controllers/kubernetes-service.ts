@@ -92,11 +92,15 @@ export function desiredSubsets(replicas: readonly Replica[]): KubeObject[] {
 /**
  * What to do about the Service as found: nothing, fix it in place (returns the fixed copy), or
  * delete it so it is created again (its ClusterIP is immutable, so that is the only way back).
+ * Its targetPort is the port of the replica that wrote it; one that another live replica listens
+ * on (`livePorts`) is as good, or replicas on different ports would take turns rewriting it.
  */
-export function repairService(current: KubeObject, port: number, serviceIP = KUBERNETES_SERVICE_IP): 'ok' | 'recreate' | KubeObject {
+export function repairService(current: KubeObject, port: number, serviceIP = KUBERNETES_SERVICE_IP, livePorts: readonly number[] = []): 'ok' | 'recreate' | KubeObject {
   const want = desiredService(port, serviceIP);
   if (current.spec?.clusterIP !== serviceIP) return 'recreate';
   const labels = current.metadata?.labels ?? {};
+  const targetPort = current.spec?.ports?.[0]?.targetPort;
+  if (typeof targetPort === 'number' && targetPort !== port && livePorts.includes(targetPort)) want.spec.ports[0].targetPort = targetPort;
   const portsOf = (ports: unknown): unknown =>
     Array.isArray(ports) ? ports.map((p: KubeObject) => ({ name: p?.name, port: p?.port, protocol: p?.protocol, targetPort: p?.targetPort, nodePort: p?.nodePort })) : ports;
   const fine =
@@ -211,8 +215,20 @@ export class KubernetesServiceReconciler {
   }
 
   private async reconcile(): Promise<void> {
-    await this.step('service', () => this.syncService());
-    await this.step('endpoints', () => this.syncEndpoints(true));
+    let live: Replica[];
+    try {
+      live = liveReplicas(await this.leases(), this.now());
+    } catch (err) {
+      // Without the leases the Endpoints would list this replica alone: leave everything for the next pass.
+      this.o.onError?.('leases', err);
+      return;
+    }
+    await this.step('service', () => this.syncService(live.map((r) => r.port)));
+    await this.step('endpoints', () => this.syncEndpoints(true, live));
+  }
+
+  private async leases(): Promise<KubeObject[]> {
+    return (await this.o.store.list(this.def('coordination.k8s.io', 'leases'), LEASE_NAMESPACE)).items;
   }
 
   private async renewLease(): Promise<void> {
@@ -231,7 +247,7 @@ export class KubernetesServiceReconciler {
     });
   }
 
-  private async syncService(): Promise<void> {
+  private async syncService(livePorts: readonly number[]): Promise<void> {
     const def = this.def('', 'services');
     const kv = await this.o.store.getRaw(def, NAMESPACE, NAME);
     if (!kv) {
@@ -241,7 +257,7 @@ export class KubernetesServiceReconciler {
       return;
     }
     const current = this.o.store.decode(def, kv);
-    const action = repairService(current, this.o.port, this.o.serviceIP);
+    const action = repairService(current, this.o.port, this.o.serviceIP, livePorts);
     if (action === 'ok') return;
     if (action === 'recreate') {
       await this.o.store.delete(def, NAMESPACE, NAME, { preconditions: { uid: current.metadata.uid } }, this.wctx);
@@ -249,7 +265,7 @@ export class KubernetesServiceReconciler {
       return;
     }
     await this.o.store.guaranteedUpdate(def, NAMESPACE, NAME, this.wctx, (cur) => {
-      const fixed = repairService(cur, this.o.port, this.o.serviceIP);
+      const fixed = repairService(cur, this.o.port, this.o.serviceIP, livePorts);
       if (typeof fixed === 'object') return fixed;
       delete cur.metadata.resourceVersion;
       return cur;
@@ -257,10 +273,9 @@ export class KubernetesServiceReconciler {
   }
 
   /** `includeSelf`: false while shutting down, when this replica must drop out at once. */
-  private async syncEndpoints(includeSelf: boolean): Promise<void> {
-    const leases = (await this.o.store.list(this.def('coordination.k8s.io', 'leases'), LEASE_NAMESPACE)).items;
+  private async syncEndpoints(includeSelf: boolean, live?: readonly Replica[]): Promise<void> {
     const self = `${this.o.advertiseAddress}:${this.o.port}`;
-    const replicas = liveReplicas(leases, this.now()).filter((r) => `${r.ip}:${r.port}` !== self);
+    const replicas = (live ?? liveReplicas(await this.leases(), this.now())).filter((r) => `${r.ip}:${r.port}` !== self);
     if (includeSelf) replicas.push({ ip: this.o.advertiseAddress, port: this.o.port });
     const subsets = desiredSubsets(replicas);
     const def = this.def('', 'endpoints');
