@@ -23,7 +23,7 @@ import { kubeletUnitName, readKubeletUnit } from './kubelet-unit.ts';
 import { newNode, nodeLabels, nodeStatus, type NodeIdentity } from './node-object.ts';
 import { PodIpAllocator } from './pod-ip.ts';
 import { PodWorker, type WorkerHost } from './pod-worker.ts';
-import { scanStaticPods, type StaticPod } from './static-pods.ts';
+import { scanStaticPods, staticPodFullName, type StaticPod } from './static-pods.ts';
 import { Loops } from './loops.ts';
 import { RebootWatcher } from './reboot-watcher.ts';
 import { startLogServer, type LogServer } from '../log-server.ts';
@@ -133,6 +133,7 @@ export class Kubelet {
   private identity: NodeIdentity;
   private config: KubeletConfig = defaultKubeletConfig;
   private readonly workers = new Map<string, PodWorker>();
+  /** Static pods by full name (`<namespace>/<name>-<node>`). */
   private readonly statics = new Map<string, StaticEntry>();
   private readonly restartCounts = new Map<string, number>();
   private readonly ipam: PodIpAllocator;
@@ -476,6 +477,8 @@ export class Kubelet {
       for (const s of this.statics.values()) {
         const target = s.worker.statusTarget;
         if (target?.name !== pod.metadata?.name || target?.namespace !== pod.metadata?.namespace) continue;
+        // The mirror of the pod this one replaced, deleted by the kubelet itself: not ours.
+        if (pod.metadata?.annotations?.['kubernetes.io/config.mirror'] !== s.sp.hash) continue;
         s.worker.statusTarget = undefined;
         s.mirrorGoneAt = Date.now();
       }
@@ -517,29 +520,32 @@ export class Kubelet {
     const errText = errors.join('\n');
     if (errText && errText !== this.staticErrors) for (const e of errors) this.o.logger.warn({ node: this.nodeName }, `static pod manifest skipped: ${e}`);
     this.staticErrors = errText;
-    const seen = new Set<string>();
-    for (const sp of pods) {
-      seen.add(sp.file);
-      const cur = this.statics.get(sp.file);
-      if (cur && cur.sp.hash === sp.hash) {
-        await this.ensureMirror(cur);
-        continue;
-      }
-      if (cur) {
-        this.statics.delete(sp.file);
+    const wanted = new Map(pods.map((sp) => [staticPodFullName(sp), sp]));
+    // Every pod whose manifest is gone or changed stops (its grace period honoured) before any
+    // replacement starts, as the kubelet holds a static pod's start until the previous pod of
+    // its full name has terminated: they bind the same host port, and an installer that
+    // deletes a manifest and then writes the next revision's (or writes it under another
+    // file name) replaces the pod once, whichever scan sees which step.
+    const leaving = [...this.statics].filter(([key, cur]) => wanted.get(key)?.hash !== cur.sp.hash);
+    await Promise.all(
+      leaving.map(async ([key, cur]) => {
+        this.statics.delete(key);
         await cur.worker.terminate((cur.sp.pod.spec?.terminationGracePeriodSeconds ?? 30) * 1000, true);
+        // Its mirror now belongs to the replacement, if any: nothing of the old pod writes to it.
+        cur.worker.statusTarget = undefined;
+        // At once: a graceful deletion would wait for a kubelet to finish it, and no worker runs for a mirror.
+        if (!wanted.has(key) && this.registered) await this.o.client.deleteIfExists(resources.pods, cur.sp.pod.metadata!.namespace!, cur.sp.pod.metadata!.name!, { gracePeriodSeconds: 0 }).catch(() => {});
+      }),
+    );
+    for (const [key, sp] of wanted) {
+      let entry = this.statics.get(key);
+      if (entry) entry.sp = sp;
+      else {
+        entry = { sp, worker: new PodWorker(sp.pod, this.host, { isStatic: true }) };
+        this.statics.set(key, entry);
+        entry.worker.requestSync();
       }
-      const entry: StaticEntry = { sp, worker: new PodWorker(sp.pod, this.host, { isStatic: true }) };
-      this.statics.set(sp.file, entry);
-      entry.worker.requestSync();
       await this.ensureMirror(entry);
-    }
-    for (const [file, cur] of this.statics) {
-      if (seen.has(file)) continue;
-      this.statics.delete(file);
-      await cur.worker.terminate((cur.sp.pod.spec?.terminationGracePeriodSeconds ?? 30) * 1000, true);
-      // At once: a graceful deletion would wait for a kubelet to finish it, and no worker runs for a mirror.
-      if (this.registered) await this.o.client.deleteIfExists(resources.pods, cur.sp.pod.metadata!.namespace!, cur.sp.pod.metadata!.name!, { gracePeriodSeconds: 0 }).catch(() => {});
     }
   }
 
@@ -557,12 +563,16 @@ export class Kubelet {
     } catch (err) {
       if (!isNotFound(err)) throw err;
     }
-    if (existing && (existing.metadata?.annotations?.['kubernetes.io/config.mirror'] !== entry.sp.hash || existing.metadata?.deletionTimestamp)) {
-      await this.o.client.deleteIfExists(resources.pods, ns, name, { gracePeriodSeconds: 0, preconditions: { uid: existing.metadata!.uid! } }).catch((err: unknown) => {
-        if (!isConflict(err)) throw err;
-      });
+    if (existing?.metadata?.deletionTimestamp) {
+      await this.deleteMirror(existing);
       entry.mirrorGoneAt = Date.now();
       return;
+    }
+    if (existing && existing.metadata?.annotations?.['kubernetes.io/config.mirror'] !== entry.sp.hash) {
+      // The mirror of a pod this one replaced: its successor's goes in at once, so the API shows
+      // the new pod (its labels: the revision an operator waits for) as soon as it runs.
+      await this.deleteMirror(existing);
+      existing = undefined;
     }
     if (!existing) {
       if (entry.mirrorGoneAt !== undefined && Date.now() - entry.mirrorGoneAt < MIRROR_RECREATE_DELAY_MS) return;
@@ -582,6 +592,12 @@ export class Kubelet {
     }
     entry.worker.statusTarget = { namespace: ns, name };
     entry.worker.statusChanged();
+  }
+
+  private async deleteMirror(mirror: V1Pod): Promise<void> {
+    await this.o.client.deleteIfExists(resources.pods, mirror.metadata!.namespace!, mirror.metadata!.name!, { gracePeriodSeconds: 0, preconditions: { uid: mirror.metadata!.uid! } }).catch((err: unknown) => {
+      if (!isConflict(err)) throw err;
+    });
   }
 }
 

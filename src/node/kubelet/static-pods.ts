@@ -3,6 +3,9 @@
  * own authority, before and without any API server (the API server itself starts this way).
  * Each gets a stable uid from the node and the manifest's content, so a changed manifest is a
  * new pod (the old one stops) and an unchanged one survives restarts under the same identity.
+ * A pod is known by its full name (`<namespace>/<name>-<node>`), not by its file: a manifest
+ * moved to another file, or deleted and written again, is the same pod changed, and a second
+ * manifest naming a pod already defined is skipped, as the kubelet refuses duplicate pod names.
  */
 import { createHash } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
@@ -16,6 +19,11 @@ export interface StaticPod {
   readonly pod: V1Pod;
 }
 
+/** The key a static pod is known by: its namespace and name as mirrored. */
+export function staticPodFullName(sp: StaticPod): string {
+  return `${sp.pod.metadata!.namespace}/${sp.pod.metadata!.name}`;
+}
+
 export interface StaticPodScan {
   readonly pods: StaticPod[];
   readonly errors: string[];
@@ -24,6 +32,7 @@ export interface StaticPodScan {
 export function scanStaticPods(dir: string, nodeName: string): StaticPodScan {
   const pods: StaticPod[] = [];
   const errors: string[] = [];
+  const fileOf = new Map<string, string>();
   if (!existsSync(dir)) return { pods, errors };
   for (const name of readdirSync(dir).sort()) {
     if (!/\.(ya?ml|json)$/.test(name)) continue;
@@ -63,7 +72,14 @@ export function scanStaticPods(dir: string, nodeName: string): StaticPodScan {
       // A static pod has no service account: it must start before any API server exists.
       spec: { ...doc.spec, nodeName, automountServiceAccountToken: doc.spec.automountServiceAccountToken ?? false, restartPolicy: doc.spec.restartPolicy ?? 'Always', tolerations: doc.spec.tolerations ?? [{ operator: 'Exists', effect: 'NoExecute' }] },
     };
-    pods.push({ file, hash: hash.slice(0, 32), pod });
+    const sp: StaticPod = { file, hash: hash.slice(0, 32), pod };
+    const first = fileOf.get(staticPodFullName(sp));
+    if (first !== undefined) {
+      errors.push(`${file}: metadata.name: duplicate pod name ${JSON.stringify(staticPodFullName(sp))}, already defined by ${first}`);
+      continue;
+    }
+    fileOf.set(staticPodFullName(sp), file);
+    pods.push(sp);
   }
   return { pods, errors };
 }
