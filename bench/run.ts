@@ -8,6 +8,7 @@ const benches: Record<string, () => Promise<void>> = {
   rollout: async () => (await import('./rollout.ts')).run(),
   machines: async () => (await import('./machines.ts')).run(),
   footprint: async () => (await import('./footprint.ts')).run(),
+  replicas: async () => (await import('./replicas.ts')).run(),
 };
 
 const names = process.argv.slice(2).filter((a) => !a.startsWith('-'));
