@@ -298,7 +298,8 @@ class SqliteBackend implements Backend {
           (upTo - after > WIDE_REPLAY_WINDOW ? this.r.rowsUnderByName : this.r.rowsUnder).all({ after, upTo, lo: prefix, hi: prefix + KEY_END, limit }).map(toWatchEvent),
         compactRevision: () => this.r.header.get()!.compact,
       },
-      startRevision: this.r.header.get()!.current,
+      // Not past the fence: a row another process committed since the open's sync is not known durable yet.
+      startRevision: Math.min(this.r.header.get()!.current, this.durableThrough),
       ringSize: options.watchRingSize,
       // Polled from here instead, so that a poll can first make unannounced rows durable.
       pollIntervalMs: 0,
