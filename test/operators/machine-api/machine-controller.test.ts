@@ -30,6 +30,7 @@ import type { ControllerContext } from '../../../src/runtime/context.ts';
 import { createEventRecorder } from '../../../src/runtime/events.ts';
 import { InformerFactory } from '../../../src/runtime/informer-factory.ts';
 import { ClientConfig } from '../../../src/runtime/kubeconfig.ts';
+import type { DeepReadonly } from '../../../src/runtime/readonly.ts';
 import { resources } from '../../../src/runtime/resources.ts';
 import { startTestServer, type TestServer } from '../../support/server.ts';
 import { until } from '../../support/until.ts';
@@ -61,7 +62,7 @@ function machine(name: string, o: { labels?: Record<string, string>; annotations
   } as Machine;
 }
 
-const condition = (m: Machine | undefined, type: string) => m?.status?.conditions?.find((c) => c.type === type);
+const condition = (m: DeepReadonly<Machine> | undefined, type: string) => m?.status?.conditions?.find((c) => c.type === type);
 
 describe('machine controller (real API server, FakeClock, test provider)', { timeout: 180_000 }, () => {
   let ts: TestServer;
@@ -159,6 +160,37 @@ describe('machine controller (real API server, FakeClock, test provider)', { tim
     assert.equal(runningM.status?.nodeRef?.name, 'worker-1');
     assert.equal(provider.calls('m-1').create, 1, 'created once: later passes find the instance');
     await until('Create event', async () => (await events('m-1')).includes('Create: Created Machine m-1'), SLOW);
+  });
+
+  it('a new Machine reaches Provisioned in four writes, each a step of its own, and a steady one costs none', async (t) => {
+    const watching = new AbortController();
+    t.after(() => watching.abort());
+    const informer = new InformerFactory({ client: admin, signal: watching.signal }).informer<Machine>(machinesRef, { namespace: NS });
+    await informer.waitForSync();
+    // Every version of the Machine, as its watch delivers them, by what each write set.
+    const versions: string[] = [];
+    const note = (m: DeepReadonly<Machine>) => {
+      if (m.metadata?.name !== 'm-writes') return;
+      const exists = condition(m, 'InstanceExists');
+      versions.push([m.metadata?.finalizers?.length ? 'finalizer' : '-', m.status?.phase ?? '-', m.spec?.providerID ? 'providerID' : '-', exists ? `InstanceExists=${exists.status}` : '-'].join(' '));
+    };
+    informer.on('add', note);
+    informer.on('update', note);
+    await create(machine('m-writes'));
+    await settle('m-writes Provisioned', async () => (await get('m-writes'))?.status?.phase === 'Provisioned');
+    // Polls come due and find nothing to change.
+    for (let i = 0; i < 3; i++) {
+      clock.advance(30_000);
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    await until('every version seen', async () => versions.at(-1)?.startsWith('finalizer Provisioned'), SLOW);
+    assert.deepEqual(versions, [
+      '- - - -',
+      'finalizer - - -',
+      'finalizer Provisioning - InstanceExists=False',
+      'finalizer Provisioning providerID InstanceExists=False',
+      'finalizer Provisioned providerID InstanceExists=True',
+    ]);
   });
 
   it('an instance that vanished after provisioning: Failed, InstanceMissing, instance state Unknown', async () => {

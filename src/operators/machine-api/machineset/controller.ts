@@ -10,6 +10,13 @@
  * upstream's 10-second poll of its cache after each batch: until the cache has shown every
  * Machine this controller created or deleted, it does not count again, so a lagging cache never
  * makes it create the same replicas twice.
+ *
+ * What it costs while Machines come and go in hundreds: an update of a Machine it controls
+ * brings the set back only when it changes what the set counts (labels, the Node it links to),
+ * not for each phase, providerID or condition written on the way (some eight per Machine); and
+ * a status write starts from the set as this controller last wrote it while the cache still
+ * shows a version older than that write, not from the cache (a conflict, a read and a second
+ * write otherwise, as the next burst of events comes before the cache has caught up).
  */
 import type { V1Node } from '@kubernetes/client-node';
 import type { Logger } from 'pino';
@@ -55,6 +62,9 @@ const byControllerUid: IndexFunc<Machine> = (m) => {
 };
 const orphansByNamespace: IndexFunc<Machine> = (m) => (!controllerOf(m) && m.metadata?.namespace ? [m.metadata.namespace] : []);
 const byNodeName: IndexFunc<Machine> = (m) => (m.status?.nodeRef?.name ? [m.status.nodeRef.name] : []);
+
+/** What a Machine update must change to matter to the set that controls it: what status.ts counts. */
+const countedOf = (m: MachineView): string => JSON.stringify([m.metadata?.labels ?? {}, m.status?.nodeRef?.name ?? '']);
 
 /** What a Node event must change to matter here: whether it is Ready, and since when. */
 const readinessOf = (node: Node): string => {
@@ -139,7 +149,7 @@ export function createMachineSetController(ctx: ControllerContext, options: Mach
     }
     if (cur) {
       const key = ownerKey(m);
-      if (key) controller.enqueue(key);
+      if (key && (prev?.uid !== cur.uid || countedOf(m) !== countedOf(old))) controller.enqueue(key);
       return;
     }
     const labelsChanged = JSON.stringify(m.metadata?.labels ?? {}) !== JSON.stringify(old.metadata?.labels ?? {});
@@ -260,12 +270,32 @@ function makeMachineSetReconcile(deps: MachineSetReconcileDeps): (key: string) =
     if (failed) throw failed.reason;
   }
 
+  /**
+   * Each set as this controller last wrote its status, and the versions known to be older: every
+   * one that write or an earlier one in the same run started from (see the header).
+   */
+  const ownWrites = new Map<string, { readonly older: ReadonlySet<string | undefined>; readonly written: MachineSetView }>();
+  /** The set as cached, or as last written while the cache shows an older version. */
+  const freshest = (key: string, cached: MachineSetView): MachineSetView => {
+    const own = ownWrites.get(key);
+    if (own?.older.has(cached.metadata?.resourceVersion)) return own.written;
+    ownWrites.delete(key);
+    return cached;
+  };
+  const wrote = (key: string, from: readonly MachineSetView[], written: MachineSetView): void => {
+    const older = new Set(ownWrites.get(key)?.older);
+    for (const o of from) older.add(o.metadata?.resourceVersion);
+    ownWrites.set(key, { older, written });
+  };
+
   return async function reconcile(key: string): Promise<ReconcileResult> {
-    const ms = deps.machineSets.store.get(key);
-    if (!ms) {
+    const cached = deps.machineSets.store.get(key);
+    if (!cached) {
       expectations.forget(key);
+      ownWrites.delete(key);
       return;
     }
+    const ms = freshest(key, cached);
     // Being deleted (foreground deletion, say): the garbage collector takes its Machines.
     if (ms.metadata?.deletionTimestamp) return;
     const check = checkSelector(ms);
@@ -297,7 +327,8 @@ function makeMachineSetReconcile(deps: MachineSetReconcileDeps): (key: string) =
       }
     }
     const { status, nextAvailableInMs } = machineSetStatus(ms, active, (name) => deps.nodes.store.get(name), deps.now());
-    await updateStatus<MachineSetCounts>(deps.client, statusTargetOf(MACHINE_SETS, ms), (s) => ({ ...s, ...status }));
+    const written = await updateStatus<MachineSetCounts>(deps.client, statusTargetOf(MACHINE_SETS, ms), (s) => ({ ...s, ...status }));
+    if (written.changed && written.object) wrote(key, [cached, ms], written.object as MachineSetView);
     if (manageError !== undefined) throw manageError;
     if (adopted.error !== undefined) throw adopted.error;
     // Still waiting for our own writes to show: should an event have been lost, the expectations

@@ -6,7 +6,10 @@
  * The Machine's `status.nodeRef` (with `lastUpdated`) is written when it does not name the Node
  * yet, and again whenever the Node's readiness flips, as remembered per Node in memory: upstream
  * rewrites it then so that Machine watchers (the machine and MachineSet controllers, health
- * checks) hear of the flip. The Node is patched only when something is missing from it.
+ * checks) hear of the flip. The Node is patched only when something is missing from it, and
+ * not again while the cache still shows the version the last patch was made from: the
+ * Machine's nodeRef write brings the Node back at once, usually before the cache has shown the
+ * patch, and the patch's own event brings it back anyway.
  */
 import type { V1Node } from '@kubernetes/client-node';
 import { Machine } from '../../../api/machine/index.ts';
@@ -68,11 +71,14 @@ export function createNodeLinkController(ctx: ControllerContext, options: NodeLi
   const machineIndex = linkIndex(machines);
   /** Each Node's readiness when its Machine's nodeRef was last written. */
   const readiness = new Map<string, boolean>();
+  /** Each Node's resourceVersion when this controller last patched it. */
+  const patchedFrom = new Map<string, string | undefined>();
 
   async function reconcile(name: string): Promise<ReconcileResult> {
     const node = nodes.store.get(name);
     if (!node) {
       readiness.delete(name);
+      patchedFrom.delete(name);
       return;
     }
     const match = machineOfNode(node, machineIndex);
@@ -87,9 +93,12 @@ export function createNodeLinkController(ctx: ControllerContext, options: NodeLi
       return;
     }
     await linkMachine(machine, node);
+    if (patchedFrom.has(name) && patchedFrom.get(name) === node.metadata?.resourceVersion) return;
+    patchedFrom.delete(name);
     const change = nodeChange(node, machine);
     if (!change) return;
     await ctx.client.patch(resources.nodes, undefined, name, nodePatch(node, change), { type: 'merge' });
+    patchedFrom.set(name, node.metadata?.resourceVersion);
     logger.info({ node: name, machine: `${machine.metadata?.namespace}/${machine.metadata?.name}`, labels: Object.keys(change.labels ?? {}), annotations: Object.keys(change.annotations ?? {}), taints: change.taints?.length }, 'updated node from its machine');
   }
 
