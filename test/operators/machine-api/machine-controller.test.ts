@@ -162,7 +162,7 @@ describe('machine controller (real API server, FakeClock, test provider)', { tim
     await until('Create event', async () => (await events('m-1')).includes('Create: Created Machine m-1'), SLOW);
   });
 
-  it('a new Machine reaches Provisioned in four writes, each a step of its own, and a steady one costs none', async (t) => {
+  it('a new Machine reaches Provisioned in four writes, each a step of its own, a steady one costs none, and its nodeRef makes it Running without a poll', async (t) => {
     const watching = new AbortController();
     t.after(() => watching.abort());
     const informer = new InformerFactory({ client: admin, signal: watching.signal }).informer<Machine>(machinesRef, { namespace: NS });
@@ -191,6 +191,10 @@ describe('machine controller (real API server, FakeClock, test provider)', { tim
       'finalizer Provisioning providerID InstanceExists=False',
       'finalizer Provisioned providerID InstanceExists=True',
     ]);
+    // Provisioned waits for its Node with a whole poll interval, but the nodeRef write brings it back at once: no clock moves here.
+    await createNode('worker-w');
+    await linkNode('m-writes', 'worker-w');
+    await until('m-writes Running without a poll', async () => (await get('m-writes'))?.status?.phase === 'Running', SLOW);
   });
 
   it('an instance that vanished after provisioning: Failed, InstanceMissing, instance state Unknown', async () => {

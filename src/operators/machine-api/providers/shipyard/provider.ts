@@ -10,7 +10,9 @@
  *   `update`, and 200 Machines scaled up at once read the same Secret some 8 times each
  *   otherwise (OpenShift's providers read it from the controller's cache, which the role here
  *   does not allow). One client per cloud URL and token keeps its connections, and the cloud's
- *   catalogue (instance types, zones) is read once a minute, not at every launch.
+ *   catalogue (instance types, zones) is read once a minute, not at every launch. Likewise
+ *   what `exists` finds serves the `update` or `create` the controller calls right after it in
+ *   the same pass, once and for at most a second: one look at the cloud per pass, not two.
  * - **User data** is the Secret `userDataSecret` (default `worker-user-data`, key `userData`): an
  *   Ignition config, usually a pointer to the machine-config server, which the instance applies
  *   at first boot.
@@ -56,6 +58,8 @@ export const machineTag = 'machine.openshift.io/machine';
 const secretReuseMs = 1000;
 /** The catalogue changes only with the cloud itself. */
 const catalogueReuseMs = 60_000;
+/** How long what `exists` found serves the call after it (see the header). */
+const foundReuseMs = 1000;
 
 interface Reused<V> {
   readonly at: number;
@@ -91,6 +95,8 @@ export class ShipyardProvider implements MachineProvider {
   private readonly clients = new Map<string, CloudClient>();
   private readonly catalogues = new Map<CloudClient, Reused<Catalogue>>();
   private readonly secrets = new Map<string, Reused<V1Secret>>();
+  /** What `exists` last found, by Machine, until the next call takes it. */
+  private readonly found = new Map<string, { readonly at: number; readonly instance: InstanceView | undefined }>();
 
   constructor(options: ShipyardProviderOptions) {
     this.client = options.client;
@@ -103,7 +109,7 @@ export class ShipyardProvider implements MachineProvider {
       const cloud = await this.cloud(machine);
       const spec = this.spec(machine, await reused(this.catalogues, cloud, catalogueReuseMs, () => catalogueOf(cloud)));
       // Idempotent: an instance launched by an earlier try whose status write never happened is adopted.
-      const existing = await this.find(cloud, machine);
+      const existing = (this.takeFound(machine) ?? { instance: await this.find(cloud, machine) }).instance;
       if (existing) return updateFor(existing);
       const userData = await this.userData(machine, spec);
       const instance = await cloud
@@ -116,18 +122,23 @@ export class ShipyardProvider implements MachineProvider {
   }
 
   async exists(machine: ReadonlyMachine): Promise<boolean> {
-    return this.guard('UpdateError', async () => (await this.find(await this.cloud(machine), machine)) !== undefined);
+    return this.guard('UpdateError', async () => {
+      const instance = await this.find(await this.cloud(machine), machine);
+      this.keepFound(machine, instance);
+      return instance !== undefined;
+    });
   }
 
   async update(machine: ReadonlyMachine): Promise<MachineUpdate> {
     return this.guard('UpdateError', async () => {
-      const instance = await this.find(await this.cloud(machine), machine);
+      const instance = (this.takeFound(machine) ?? { instance: await this.find(await this.cloud(machine), machine) }).instance;
       if (!instance) throw new MachineError('UpdateError', `no instance found for machine ${machineKey(machine)}`);
       return updateFor(instance);
     });
   }
 
   async delete(machine: ReadonlyMachine): Promise<void> {
+    this.found.delete(foundKey(machine));
     return this.guard('DeleteError', async () => {
       const cloud = await this.cloud(machine);
       const instances = await this.all(cloud, machine);
@@ -135,6 +146,21 @@ export class ShipyardProvider implements MachineProvider {
       for (const i of instances) if (i.state !== 'shutting-down') await cloud.terminateInstance(i.id);
       if (instances.length > 0) throw new RequeueAfterError(this.requeueAfterMs, `instance ${instances.map((i) => i.id).join(', ')} of machine ${machineKey(machine)} is being terminated`);
     });
+  }
+
+  private keepFound(machine: ReadonlyMachine, instance: InstanceView | undefined): void {
+    const now = Date.now();
+    this.found.set(foundKey(machine), { at: now, instance });
+    // Entries no call took (a Machine deleted meanwhile, say) go once stale.
+    if (this.found.size > 256) for (const [k, v] of this.found) if (now - v.at >= foundReuseMs) this.found.delete(k);
+  }
+
+  /** What `exists` found for the Machine (an instance or none) less than a second ago, once; undefined without such a finding. */
+  private takeFound(machine: ReadonlyMachine): { readonly instance: InstanceView | undefined } | undefined {
+    const key = foundKey(machine);
+    const hit = this.found.get(key);
+    this.found.delete(key);
+    return hit && Date.now() - hit.at < foundReuseMs ? hit : undefined;
   }
 
   /** The providerSpec, or InvalidConfiguration naming every field at fault. */
@@ -225,6 +251,9 @@ export class ShipyardProvider implements MachineProvider {
     }
   }
 }
+
+/** A Machine's key for what `exists` found: its uid too, so a namesake created since is looked up afresh. */
+const foundKey = (machine: ReadonlyMachine): string => `${machineKey(machine)}/${machine.metadata?.uid ?? ''}`;
 
 export function machineKey(machine: ReadonlyMachine): string {
   return `${machine.metadata?.namespace ?? ''}/${machine.metadata?.name ?? ''}`;
