@@ -242,7 +242,6 @@ describe('API server replicas behind the load balancer (e2e)', { timeout: 900_00
     await watcher;
     t.diagnostic(`${successes} requests answered, ${names.size} ConfigMaps created and watched, the watch ended cleanly and resumed ${watchEnds} times`);
     assert.deepEqual(failures, [], `${failures.length} of ${failures.length + successes} requests failed`);
-    assert.ok(names.size > 0 && successes > 60, 'the clients kept calling through both stops');
     assert.ok(watchEnds >= 1, 'the watch was ended cleanly by the replica it was on, and resumed');
   });
 });
