@@ -6,6 +6,7 @@
  * `clusterAPIControllerShipyard`. The release build replaces every reference in it; an admin
  * swapping a component edits it (seed 000), which is why the operator reads it at every sync.
  */
+import { parseJsonObject } from '../../../api/json-object.ts';
 
 /** A parsed images.json: every key it holds, and the one the operator cannot do without. */
 export interface MachineAPIImages {
@@ -37,15 +38,9 @@ export const providerImageKeys: Readonly<Record<string, string>> = {
 
 /** Parses `images.json`; `source` names the file in errors. */
 export function parseImagesJson(text: string, source: string): MachineAPIImages {
-  let doc: unknown;
-  try {
-    doc = JSON.parse(text);
-  } catch (err) {
-    throw new Error(`${source}: not valid JSON: ${(err as Error).message}`);
-  }
-  if (typeof doc !== 'object' || doc === null || Array.isArray(doc)) throw new Error(`${source}: must be a JSON object of image references`);
+  const doc = parseJsonObject(text, source);
   const all: Record<string, string> = {};
-  for (const [key, value] of Object.entries(doc as Record<string, unknown>)) {
+  for (const [key, value] of Object.entries(doc)) {
     if (value === undefined || value === null || value === '') continue;
     if (typeof value !== 'string') throw new Error(`${source}: ${key} must be a string (an image reference), not ${Array.isArray(value) ? 'an array' : typeof value}`);
     all[key] = value;

@@ -5,6 +5,8 @@
  * reads the same file from the payload, so the configs the first nodes boot from and the ones
  * the controller renders later name the same OS image.
  */
+import { parseJsonObject } from '../../../api/json-object.ts';
+
 export interface OperatorImages {
   readonly releaseVersion: string;
   readonly machineConfigOperator: string;
@@ -30,14 +32,7 @@ const keys = [
 
 /** Parses `images.json`; `source` names the file in errors. */
 export function parseImagesJson(text: string, source: string): OperatorImages {
-  let doc: unknown;
-  try {
-    doc = JSON.parse(text);
-  } catch (err) {
-    throw new Error(`${source}: not valid JSON: ${(err as Error).message}`);
-  }
-  if (typeof doc !== 'object' || doc === null || Array.isArray(doc)) throw new Error(`${source}: must be a JSON object of image references`);
-  const record = doc as Record<string, unknown>;
+  const record = parseJsonObject(text, source);
   const missing = keys.filter((k) => typeof record[k] !== 'string' || record[k] === '');
   if (missing.length) throw new Error(`${source}: missing ${missing.join(', ')}`);
   return Object.fromEntries(keys.map((k) => [k, record[k]])) as unknown as OperatorImages;
