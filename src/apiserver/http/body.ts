@@ -10,23 +10,61 @@ import { decodeKubernetesProtobuf, ProtobufDecodeError } from '../protobuf/index
 
 export const maxBodyBytes = 3 * 1024 * 1024;
 
-export async function readBody(req: IncomingMessage, limit = maxBodyBytes): Promise<Buffer> {
+/**
+ * The whole body. Listeners, not `for await`: the async iterator costs a promise per chunk and
+ * its end-of-stream machinery, a measurable share of every create's CPU (issue 13, item 7).
+ * Like the iterator it replaced, it destroys the request when it stops reading early.
+ */
+export function readBody(req: IncomingMessage, limit = maxBodyBytes): Promise<Buffer> {
   const declared = Number(req.headers['content-length']);
   if (Number.isFinite(declared) && declared > limit) {
     req.resume();
-    throw errors.entityTooLarge(limit);
+    return Promise.reject(errors.entityTooLarge(limit));
   }
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of req as AsyncIterable<Buffer>) {
-    size += chunk.length;
-    if (size > limit) {
-      req.resume();
-      throw errors.entityTooLarge(limit);
-    }
-    chunks.push(chunk);
-  }
-  return Buffer.concat(chunks);
+  if (req.readableEnded) return Promise.resolve(Buffer.alloc(0));
+  if (req.destroyed) return Promise.reject(prematureClose());
+  return new Promise<Buffer>((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    const stop = (): void => {
+      req.off('data', onData);
+      req.off('end', onEnd);
+      req.off('error', onError);
+      req.off('close', onClose);
+    };
+    const onData = (chunk: Buffer): void => {
+      size += chunk.length;
+      if (size > limit) {
+        stop();
+        req.resume();
+        reject(errors.entityTooLarge(limit));
+        req.destroy();
+        return;
+      }
+      chunks.push(chunk);
+    };
+    const onEnd = (): void => {
+      stop();
+      resolve(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size));
+    };
+    const onError = (e: Error): void => {
+      stop();
+      reject(e);
+    };
+    const onClose = (): void => {
+      stop();
+      reject(prematureClose());
+    };
+    req.on('data', onData);
+    req.on('end', onEnd);
+    req.on('error', onError);
+    req.on('close', onClose);
+  });
+}
+
+/** What the stream iterator threw for a request closed before its end. */
+function prematureClose(): Error {
+  return Object.assign(new Error('Premature close'), { code: 'ERR_STREAM_PREMATURE_CLOSE' });
 }
 
 export function mediaType(contentType: string | undefined): string {
