@@ -77,13 +77,19 @@ export const protobufType = 'application/vnd.kubernetes.protobuf';
 export const maxNestingDepth = 100;
 
 function checkDepth(value: unknown): void {
-  const stack: Array<[unknown, number]> = [[value, 0]];
-  while (stack.length) {
-    const [v, depth] = stack.pop()!;
-    if (typeof v !== 'object' || v === null) continue;
-    if (depth >= maxNestingDepth) throw errors.badRequest(`the request body is nested more than ${maxNestingDepth} levels deep`);
-    for (const child of Object.values(v)) if (typeof child === 'object' && child !== null) stack.push([child, depth + 1]);
+  if (tooDeep(value, 0)) throw errors.badRequest(`the request body is nested more than ${maxNestingDepth} levels deep`);
+}
+
+/** Recursive (at most `maxNestingDepth` frames), allocating nothing: every create's body passes here. */
+function tooDeep(v: unknown, depth: number): boolean {
+  if (typeof v !== 'object' || v === null) return false;
+  if (depth >= maxNestingDepth) return true;
+  if (Array.isArray(v)) {
+    for (let i = 0; i < v.length; i++) if (tooDeep(v[i], depth + 1)) return true;
+    return false;
   }
+  for (const key in v) if (Object.hasOwn(v, key) && tooDeep((v as Record<string, unknown>)[key], depth + 1)) return true;
+  return false;
 }
 
 /** Decodes a JSON, YAML or Kubernetes-protobuf body; anything else is the caller's to refuse. */
