@@ -40,6 +40,10 @@ export class HealthEndpoints {
 
   /** The endpoint (and check) a path names, if it is one of ours. */
   target(path: string): HealthTarget | undefined {
+    // Every request asks: most are told no from their first segment, without splitting the path.
+    const start = path.indexOf('/') + 1;
+    const end = start ? path.indexOf('/', start) : -1;
+    if (!start || !ENDPOINTS.has(end < 0 ? path.slice(start) : path.slice(start, end))) return undefined;
     const [, first, second, ...rest] = path.split('/');
     if (!first || !ENDPOINTS.has(first) || rest.length) return undefined;
     const endpoint = first as HealthEndpoint;
