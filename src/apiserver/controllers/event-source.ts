@@ -53,8 +53,16 @@ export type StoreEventHandler = (ev: StoreEvent) => void;
 
 /** `/registry/apps/deployments/ns/name` → `apps/deployments`. */
 export function storagePrefixOf(key: string): string {
-  const parts = key.split('/');
-  return `${parts[2]}/${parts[3]}`;
+  // Every stored write passes here: the segments are found without splitting the whole key.
+  const first = key.indexOf('/');
+  const second = first < 0 ? -1 : key.indexOf('/', first + 1);
+  const third = second < 0 ? -1 : key.indexOf('/', second + 1);
+  if (third < 0) {
+    const parts = key.split('/');
+    return `${parts[2]}/${parts[3]}`;
+  }
+  const fourth = key.indexOf('/', third + 1);
+  return `${key.slice(second + 1, third)}/${fourth < 0 ? key.slice(third + 1) : key.slice(third + 1, fourth)}`;
 }
 
 export class StoreEventSource {
