@@ -48,9 +48,25 @@ function follow(node: JSONSchemaProps, resolve: SchemaResolver): JSONSchemaProps
   throw errors.internal(`schema reference ${JSON.stringify(node.$ref)} does not end within ${maxReferenceChain} steps`);
 }
 
+/**
+ * deref's results by resolver and node. Schemas are never modified once built and a resolver
+ * always resolves a node the same way, while resolving a reference copies the node it reaches
+ * (ObjectMeta, for the metadata of every built-in object): every create walks these.
+ */
+const resolvedNodes = new WeakMap<SchemaResolver, WeakMap<JSONSchemaProps, JSONSchemaProps>>();
+
 /** The node with its `$ref` (and an `allOf` of references) resolved; the node's own list/map extensions win. */
 export function deref(node: Schema, resolve: SchemaResolver): Schema {
   if (!node) return undefined;
+  if (typeof node !== 'object') return resolveNode(node, resolve);
+  let byNode = resolvedNodes.get(resolve);
+  if (!byNode) resolvedNodes.set(resolve, (byNode = new WeakMap()));
+  let resolved = byNode.get(node);
+  if (!resolved) byNode.set(node, (resolved = resolveNode(node, resolve)));
+  return resolved;
+}
+
+function resolveNode(node: JSONSchemaProps, resolve: SchemaResolver): JSONSchemaProps {
   let resolved = follow(node, resolve);
   if (resolved.allOf?.length && !resolved.properties && !resolved.items && resolved.additionalProperties === undefined) {
     let combined: JSONSchemaProps = {};
