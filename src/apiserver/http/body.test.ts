@@ -3,7 +3,7 @@ import { createServer, request, type IncomingMessage } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { describe, it } from 'node:test';
 import { ApiError } from '../errors.ts';
-import { decodeBody, maxNestingDepth, readBody } from './body.ts';
+import { decodeBody, maxNestingDepth, mediaType, readBody } from './body.ts';
 
 /** Serves one request, handing it to `read`, and sends `chunks` as its body (without Content-Length). */
 async function withRequest<T>(chunks: string[], read: (req: IncomingMessage) => Promise<T>): Promise<T> {
@@ -76,5 +76,18 @@ describe('decodeBody', () => {
   it('refuses a deep YAML document the same way', () => {
     const yaml = `${Array.from({ length: maxNestingDepth + 1 }, (_, i) => `${'  '.repeat(i)}a:`).join('\n')} 1\n`;
     assert.throws(() => decodeBody(Buffer.from(yaml), 'application/yaml'), (e: unknown) => e instanceof ApiError && e.code === 400);
+  });
+});
+
+describe('mediaType', () => {
+  it('reads the media type of a Content-Type, however often asked', () => {
+    for (let round = 0; round < 2; round++) {
+      assert.equal(mediaType('application/json'), 'application/json');
+      assert.equal(mediaType('application/json'), 'application/json');
+      assert.equal(mediaType(' Application/YAML ; charset=utf-8'), 'application/yaml');
+      assert.equal(mediaType(undefined), '');
+      assert.equal(mediaType(''), '');
+      assert.equal(mediaType('application/apply-patch+yaml;charset=utf-8'), 'application/apply-patch+yaml');
+    }
   });
 });

@@ -67,8 +67,16 @@ function prematureClose(): Error {
   return Object.assign(new Error('Premature close'), { code: 'ERR_STREAM_PREMATURE_CLOSE' });
 }
 
+/** The last Content-Type read and its media type: clients send the same one on request after request. */
+let lastContentType: string | undefined;
+let lastMediaType = '';
+
 export function mediaType(contentType: string | undefined): string {
-  return (contentType ?? '').split(';')[0]!.trim().toLowerCase();
+  if (contentType === lastContentType) return lastMediaType;
+  const type = (contentType ?? '').split(';')[0]!.trim().toLowerCase();
+  lastContentType = contentType;
+  lastMediaType = type;
+  return type;
 }
 
 export const protobufType = 'application/vnd.kubernetes.protobuf';
