@@ -52,7 +52,7 @@ export async function routeRequest(req: IncomingMessage, res: ServerResponse, de
   } catch {
     throw errors.badRequest(`malformed request URL ${JSON.stringify(req.url)}`);
   }
-  const path = url.pathname.length > 1 ? url.pathname.replace(/\/+$/, '') : url.pathname;
+  const path = url.pathname.length > 1 && url.pathname.endsWith('/') ? url.pathname.replace(/\/+$/, '') : url.pathname;
   // A verified client certificate first, then the bearer token, as kube's authenticator union.
   const socket = req.socket as TLSSocket;
   let user = (socket.authorized ? certificateUser(socket) : undefined) ?? (await deps.auth.authenticate(req.headers.authorization));
