@@ -1,0 +1,96 @@
+/**
+ * The installer pod the installer controller creates for one node and revision (issue 17,
+ * item 5; reference §7): pinned to its node, privileged, run as `installer-sa`, never restarted
+ * (a failure is the controller's to retry, under the next name), critical and tolerating every
+ * taint so a cordoned or not-ready master still gets its revision, owned by `revision-status-N`
+ * so pruning a revision removes its installers too. It runs the operator image's `installer`
+ * command (`command.ts`) over the node's `/etc/kubernetes/` mounted at the same path.
+ * `FallbackToLogsOnError` makes the kubelet put the log tail into the termination message,
+ * which the controller records as the node's `lastFailedRevisionErrors`.
+ */
+import type { V1Pod } from '@kubernetes/client-node';
+import { installerPodName, kubeAPIServerNamespace, revisionLabels, revisionStatusName, type LogLevel } from '../../../api/operator/index.ts';
+import type { RevisionInput } from '../revision/decide.ts';
+import { certDirName, podManifestDir, podResourceName, resourceDir } from './install.ts';
+
+export const installerServiceAccount = 'installer-sa';
+export const installerContainerName = 'installer';
+/** The operator binary's subcommand; upstream's image runs `cluster-kube-apiserver-operator installer`. */
+export const defaultInstallerCommand: readonly string[] = ['cluster-kube-apiserver-operator', 'installer'];
+
+/** Installer pods' `-v` by the operator's log level (reference §2): TraceAll is 8 here, not 10. */
+export function installerVerbosity(level: LogLevel | undefined): number {
+  return ({ Debug: 4, Trace: 6, TraceAll: 8 } as Record<string, number>)[level ?? ''] ?? 2;
+}
+
+export interface InstallerPodOptions {
+  readonly revision: number;
+  readonly nodeName: string;
+  /** K of `installer-N-retry-K-<node>`; 0 for the first attempt. */
+  readonly retry: number;
+  readonly image: string;
+  readonly command?: readonly string[];
+  readonly inputs: readonly RevisionInput[];
+  /** Copied unrevisioned into the cert dir. */
+  readonly certInputs?: readonly RevisionInput[];
+  /** `revision-status-N`'s uid: the owner. */
+  readonly ownerUid: string;
+  readonly logLevel?: LogLevel;
+  readonly namespace?: string;
+}
+
+/** One `--configmaps=`/`--optional-configmaps=`/`--secrets=`/`--optional-secrets=` per input, with `prefix` (`cert-`) for cert inputs. */
+export function inputArgs(inputs: readonly RevisionInput[], prefix = ''): string[] {
+  return inputs.map((i) => `--${i.optional ? 'optional-' : ''}${prefix}${i.kind === 'configmap' ? 'configmaps' : 'secrets'}=${i.name}`);
+}
+
+export function installerPod(o: InstallerPodOptions): V1Pod {
+  const namespace = o.namespace ?? kubeAPIServerNamespace;
+  const certArgs = o.certInputs?.length ? [`--cert-dir=${resourceDir}/${certDirName}`, ...inputArgs(o.certInputs, 'cert-')] : [];
+  return {
+    apiVersion: 'v1',
+    kind: 'Pod',
+    metadata: {
+      name: installerPodName(o.revision, o.nodeName, o.retry),
+      namespace,
+      labels: { [revisionLabels.app]: 'installer' },
+      ownerReferences: [{ apiVersion: 'v1', kind: 'ConfigMap', name: revisionStatusName(o.revision), uid: o.ownerUid }],
+    },
+    spec: {
+      nodeName: o.nodeName,
+      serviceAccountName: installerServiceAccount,
+      restartPolicy: 'Never',
+      priorityClassName: 'system-node-critical',
+      tolerations: [{ operator: 'Exists' }],
+      containers: [
+        {
+          name: installerContainerName,
+          image: o.image,
+          command: [...(o.command ?? defaultInstallerCommand)],
+          args: [
+            `-v=${installerVerbosity(o.logLevel)}`,
+            `--revision=${o.revision}`,
+            `--namespace=${namespace}`,
+            `--pod=${podResourceName}`,
+            `--resource-dir=${resourceDir}`,
+            `--pod-manifest-dir=${podManifestDir}`,
+            ...inputArgs(o.inputs),
+            ...certArgs,
+          ],
+          env: [{ name: 'NODE_NAME', valueFrom: { fieldRef: { fieldPath: 'spec.nodeName' } } }],
+          securityContext: { privileged: true, runAsUser: 0 },
+          resources: { requests: { cpu: '150m', memory: '200M' }, limits: { cpu: '150m', memory: '200M' } },
+          terminationMessagePolicy: 'FallbackToLogsOnError',
+          volumeMounts: [
+            { name: 'kubelet-dir', mountPath: '/etc/kubernetes/' },
+            { name: 'var-lock', mountPath: '/var/lock' },
+          ],
+        },
+      ],
+      volumes: [
+        { name: 'kubelet-dir', hostPath: { path: '/etc/kubernetes/' } },
+        { name: 'var-lock', hostPath: { path: '/var/lock' } },
+      ],
+    },
+  };
+}
