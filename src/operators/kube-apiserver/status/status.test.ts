@@ -6,6 +6,7 @@
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import type { ClusterOperatorStatus } from '../../../api/config/index.ts';
 import { formatTimestamp } from '../../../api/time.ts';
 import { FakeClock } from '../../../runtime/clock.ts';
 import { allNodesAtLatest, operatorConditions, operatorVersions, relatedObjects, statusDiff, versionChanges } from './status.ts';
@@ -84,7 +85,7 @@ describe('operatorConditions', () => {
 
 describe('statusDiff', () => {
   it('a new, a flipped, a reworded and a removed condition; versions and relatedObjects', () => {
-    const before = {
+    const before: ClusterOperatorStatus = {
       conditions: [
         { type: 'Degraded', status: 'False', lastTransitionTime: 't', message: 'All is well' },
         { type: 'Progressing', status: 'False', lastTransitionTime: 't', message: 'a' },
@@ -92,7 +93,7 @@ describe('statusDiff', () => {
       ],
       versions: [{ name: 'raw-internal', version: '1' }],
     };
-    const after = {
+    const after: ClusterOperatorStatus = {
       conditions: [
         { type: 'Degraded', status: 'True', lastTransitionTime: 't', message: 'bad' },
         { type: 'Progressing', status: 'False', lastTransitionTime: 't', message: 'b' },
@@ -111,7 +112,7 @@ describe('statusDiff', () => {
   });
 
   it('nothing changed is empty', () => {
-    const s = { conditions: [{ type: 'Degraded', status: 'False', lastTransitionTime: 't' }], versions: [], relatedObjects: [] };
+    const s: ClusterOperatorStatus = { conditions: [{ type: 'Degraded', status: 'False', lastTransitionTime: 't' }], versions: [], relatedObjects: [] };
     assert.equal(statusDiff(s, structuredClone(s)), '');
   });
 });
