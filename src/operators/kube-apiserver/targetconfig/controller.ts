@@ -47,23 +47,33 @@ export function createTargetConfigController(ctx: ControllerContext, o: TargetCo
   const subject: EventSubject = o.eventSubject ?? { apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'kube-apiserver-operator', namespace: kubeAPIServerOperatorNamespace } };
   const rendered = new Set<string>(Object.values(kubeAPIServerRenderedConfigMaps));
 
-  /** Writes the ConfigMap when its data differ from the cache's; a stale cache meets a 409 and the retry reads again. */
+  /** Writes the ConfigMap when its data differ from what is there; a stale cache meets a 409 and the retry reads again. */
   const applyData = async (name: string, data: Record<string, string>): Promise<void> => {
-    const live = configMaps.store.get(`${namespace}/${name}`);
-    if (live && isDeepStrictEqual({ ...(live.data ?? {}) }, data)) return;
+    let live: V1ConfigMap | undefined = configMaps.store.get(`${namespace}/${name}`) as V1ConfigMap | undefined;
     if (!live) {
       try {
         await ctx.client.create<V1ConfigMap>(resources.configMaps, { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, namespace }, data });
+        ctx.recorder.event(subject, 'Normal', 'ConfigMapCreated', `Created ConfigMap/${name} -n ${namespace} because it was missing`);
+        return;
       } catch (err) {
-        // Created meanwhile (the cache is behind): the next pass compares against it.
-        if (isAlreadyExists(err)) throw new Error(`configmap/${name} appeared before the cache saw it`);
-        throw err;
+        if (!isAlreadyExists(err)) throw err;
+        // Created meanwhile and not in the cache yet: compare with the server's.
+        live = await ctx.client.get<V1ConfigMap>(resources.configMaps, namespace, name);
       }
-      ctx.recorder.event(subject, 'Normal', 'ConfigMapCreated', `Created ConfigMap/${name} -n ${namespace} because it was missing`);
-      return;
     }
-    await ctx.client.update<V1ConfigMap>(resources.configMaps, { ...structuredClone(live), data } as V1ConfigMap);
+    if (isDeepStrictEqual({ ...(live.data ?? {}) }, data)) return;
+    await ctx.client.update<V1ConfigMap>(resources.configMaps, { ...structuredClone(live), data });
     ctx.recorder.event(subject, 'Normal', 'ConfigMapUpdated', `Updated ConfigMap/${name} -n ${namespace}: cause by changes in data`);
+  };
+
+  /** upstream's SynchronizationError text: `"configmap/<name>": <error>`. */
+  const sync = async (name: string, data: Record<string, string>): Promise<string | undefined> => {
+    try {
+      await applyData(name, data);
+      return undefined;
+    } catch (err) {
+      return `"configmap/${name}": ${errorText(err)}`;
+    }
   };
 
   const reconcile = async (key: string) => {
@@ -72,12 +82,10 @@ export function createTargetConfigController(ctx: ControllerContext, o: TargetCo
     const config = renderConfig(cr.spec);
     let syncError: string | undefined;
     if (config.ok) {
-      try {
-        await applyData(kubeAPIServerRenderedConfigMaps.config, config.data);
-        await applyData(kubeAPIServerRenderedConfigMaps.pod, renderPodData(cr.spec, config.config, { ...o.pod, operatorVersion: o.operatorVersion }));
-      } catch (err) {
-        syncError = errorText(err);
-      }
+      // The config first: a revision cut between the two writes then carries the new config, never only the new pod.
+      const configError = await sync(kubeAPIServerRenderedConfigMaps.config, config.data);
+      const podError = configError ? undefined : await sync(kubeAPIServerRenderedConfigMaps.pod, renderPodData(cr.spec, config.config, { ...o.pod, operatorVersion: o.operatorVersion }));
+      syncError = configError ?? podError;
     } else {
       logger.info({ errors: config.message }, 'rendered config is invalid; nothing written');
     }
