@@ -77,7 +77,11 @@ export function installerPod(o: InstallerPodOptions): V1Pod {
             ...inputArgs(o.inputs),
             ...certArgs,
           ],
-          env: [{ name: 'NODE_NAME', valueFrom: { fieldRef: { fieldPath: 'spec.nodeName' } } }],
+          env: [
+            { name: 'NODE_NAME', valueFrom: { fieldRef: { fieldPath: 'spec.nodeName' } } },
+            // The subject of its StaticPodInstaller* events.
+            { name: 'POD_NAME', valueFrom: { fieldRef: { fieldPath: 'metadata.name' } } },
+          ],
           securityContext: { privileged: true, runAsUser: 0 },
           resources: { requests: { cpu: '150m', memory: '200M' }, limits: { cpu: '150m', memory: '200M' } },
           terminationMessagePolicy: 'FallbackToLogsOnError',
