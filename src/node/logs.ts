@@ -3,7 +3,7 @@
  * they can be served with or without timestamps: `<nodeDir>/logs/<ns>_<pod>_<uid>/<container>/`
  * holds `current.log` and, after a restart, `previous.log` (what `kubectl logs --previous` reads).
  */
-import { createReadStream, existsSync, mkdirSync, renameSync, statSync } from 'node:fs';
+import { closeSync, createReadStream, existsSync, mkdirSync, openSync, readSync, renameSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 
@@ -29,6 +29,42 @@ function render(line: string, timestamps: boolean): string | undefined {
   const m = /^(\S+) (stdout|stderr) [FP] (.*)$/.exec(line);
   if (!m) return undefined;
   return timestamps ? `${m[1]} ${m[3]}` : m[3]!;
+}
+
+/** The kubelet's bounds on a termination message taken from the log (FallbackToLogsOnError): 80 lines, 2 KiB. */
+export const terminationLogTail = { maxLines: 80, maxBytes: 2048 } as const;
+
+/**
+ * The log's last lines, without the CRI prefixes, at most `maxLines` lines and `maxBytes` bytes
+ * (the end is kept: the error is there); '' when there is no log. Synchronous and bounded, as
+ * it runs once when a container exits.
+ */
+export function logTail(path: string, { maxLines, maxBytes }: { maxLines: number; maxBytes: number } = terminationLogTail): string {
+  let fd: number;
+  try {
+    fd = openSync(path, 'r');
+  } catch {
+    return '';
+  }
+  let text: string;
+  let fromStart: boolean;
+  try {
+    const size = statSync(path).size;
+    // Room for the content and each line's prefix (timestamp, stream, tag: under 48 bytes).
+    const length = Math.min(size, maxBytes + maxLines * 48);
+    const buf = Buffer.alloc(length);
+    readSync(fd, buf, 0, length, size - length);
+    text = buf.toString('utf8');
+    fromStart = length === size;
+  } finally {
+    closeSync(fd);
+  }
+  const raw = text.split('\n');
+  // A line the window cut keeps its end: it is content unless the cut fell in its prefix.
+  const lines = raw.map((l, i) => render(l, false) ?? (i === 0 && !fromStart ? l : undefined)).filter((l): l is string => l !== undefined);
+  const tail = lines.slice(-maxLines).join('\n');
+  const bytes = Buffer.from(tail, 'utf8');
+  return bytes.length <= maxBytes ? tail : bytes.subarray(bytes.length - maxBytes).toString('utf8');
 }
 
 export interface ReadLogOptions {

@@ -250,6 +250,22 @@ describe('kubelet: process pods', () => {
     assert.ok(!events.some((r) => /Liveness probe failed|failed liveness probe/.test(r)), `no liveness verdict while terminating: ${events.join(' | ')}`);
   });
 
+  it('FallbackToLogsOnError: a failed container without a message gets its log tail as the termination message', async () => {
+    await create(
+      boundPod('fails-loudly', NODE, {
+        restartPolicy: 'Never',
+        containers: [appContainer('tail', ['exit', '3'], { terminationMessagePolicy: 'FallbackToLogsOnError' }), appContainer('file', ['exit', '4'])],
+      }),
+    );
+    const pod = await until('both containers terminated', async () => {
+      const p = await n.pod('fails-loudly');
+      return containerStatus(p, 'tail')?.state?.terminated && containerStatus(p, 'file')?.state?.terminated && p;
+    });
+    assert.equal(containerStatus(pod, 'tail')?.state?.terminated?.message, 'exiting with 3');
+    assert.equal(containerStatus(pod, 'file')?.state?.terminated?.message, undefined, 'the default policy (File) takes nothing from the log');
+    await remove('fails-loudly');
+  });
+
   it('graceful deletion is quick for a process that exits on SIGTERM', async (t) => {
     const pidFile = join(n.scratch, 'polite.pid');
     // A grace period longer than kubectl waits: a deletion that completes did not wait it out.

@@ -15,7 +15,7 @@ import { isNotFound, statusCodeOf } from '../../runtime/client.ts';
 import type { EventSink } from '../../runtime/context.ts';
 import type { ContainerExit, ContainerRuntime, RunningContainer } from '../container-runtime.ts';
 import { EnvError, expandArgs, resolveEnv } from '../env.ts';
-import { containerLogDir, currentLogPath, rotateLog } from '../logs.ts';
+import { containerLogDir, currentLogPath, logTail, rotateLog } from '../logs.ts';
 import { materializeVolumes, MountError, refreshVolumes, rootfsFor } from '../volumes.ts';
 import { ProbeRunner, runProbe } from './probes.ts';
 import type { PodIpAllocator } from './pod-ip.ts';
@@ -63,6 +63,17 @@ function stopProbes(s: ContainerState): void {
   s.liveness?.stop();
   s.startup?.stop();
   s.readiness = s.liveness = s.startup = undefined;
+}
+
+/**
+ * `terminationMessagePolicy: FallbackToLogsOnError`: a container that failed without a message
+ * gets its log's last lines (80, 2 KiB) as the message, which controllers read from the pod's
+ * status (the kube-apiserver operator records an installer's failure from it).
+ */
+export function withFallbackMessage(c: Pick<V1Container, 'terminationMessagePolicy'>, exit: ContainerExit, logPath: string): ContainerExit {
+  if (c.terminationMessagePolicy !== 'FallbackToLogsOnError' || exit.exitCode === 0 || exit.message) return exit;
+  const tail = logTail(logPath);
+  return tail ? { ...exit, message: tail } : exit;
 }
 
 export class PodWorker {
@@ -319,6 +330,7 @@ export class PodWorker {
       return;
     }
     const logDir = containerLogDir(this.host.nodeDir, { namespace: this.pod.metadata!.namespace!, name: this.pod.metadata!.name!, uid: this.uid }, c.name);
+    const logPath = currentLogPath(logDir);
     if (runtime.name !== 'simulated') rotateLog(logDir);
     else mkdirSync(logDir, { recursive: true });
     this.event('Normal', 'Pulled', `Container image "${c.image}" already present on machine`);
@@ -339,7 +351,7 @@ export class PodWorker {
         rootfs: rootfsFor(this.podDir, c.name),
         podIP: this.podIP ?? '',
         hostNetwork: this.pod.spec?.hostNetwork ?? false,
-        logPath: currentLogPath(logDir),
+        logPath,
         restartCount,
       });
     } catch (err) {
@@ -375,7 +387,7 @@ export class PodWorker {
       stopProbes(s);
       s.running = undefined;
       s.ready = false;
-      s.terminated = { exit, startedAt: s.startedAt, containerID: s.containerID };
+      s.terminated = { exit: withFallbackMessage(c, exit, logPath), startedAt: s.startedAt, containerID: s.containerID };
       if (this.terminating || this.stopped) return;
       const policy = this.pod.spec?.restartPolicy ?? 'Always';
       const restarts = policy === 'Always' || (policy === 'OnFailure' && exit.exitCode !== 0);

@@ -92,9 +92,17 @@ export function createProcessRuntime(opts: ProcessRuntimeOptions): ContainerRunt
           } catch {
             // The group is already empty.
           }
-          void pumps.then(() => log.end());
           const exitCode = code ?? 128 + signalNumber(signal);
-          resolve({ exitCode, signal: signal ?? undefined, reason: exitCode === 0 ? 'Completed' : 'Error', finishedAt: new Date() });
+          const exit: ContainerExit = { exitCode, signal: signal ?? undefined, reason: exitCode === 0 ? 'Completed' : 'Error', finishedAt: new Date() };
+          // Reported once its last lines are in the log (FallbackToLogsOnError reads them then), but
+          // not held back by a descendant outside the group that keeps a pipe open.
+          const bound = setTimeout(() => resolve(exit), 1000);
+          void pumps.then(() =>
+            log.end(() => {
+              clearTimeout(bound);
+              resolve(exit);
+            }),
+          );
         });
       });
       return {
