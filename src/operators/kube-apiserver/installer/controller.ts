@@ -60,7 +60,7 @@ const managed = (state: string | undefined): boolean => state === 'Managed' || s
 /** A status write whose decision the server has since made stale; the sync is retried. */
 class StaleNodeStatuses extends Error {
   constructor() {
-    super('nodeStatuses changed since they were read');
+    super('nodeStatuses or latestAvailableRevision changed since they were read');
   }
 }
 
@@ -151,12 +151,12 @@ export function createInstallerController(ctx: ControllerContext, o: InstallerCo
       ...(o.minReadyMs !== undefined ? { minReadyMs: o.minReadyMs } : {}),
     });
 
-    const readJson = canonicalJson(read);
+    const basis = (s: DeepReadonly<Status>) => canonicalJson([s.nodeStatuses ?? [], s.latestAvailableRevision ?? 0]);
+    const readBasis = basis(cr.status ?? {});
     await updateStatus<Status>(ctx.client, statusTargetOf(kubeAPIServers, cr), (status) => {
-      if (decision.changed) {
-        if (canonicalJson(status.nodeStatuses ?? []) !== readJson) throw new StaleNodeStatuses();
-        status.nodeStatuses = decision.nodeStatuses;
-      }
+      // The conditions too are derived from what was read: written over newer statuses they would be wrong.
+      if (basis(status) !== readBasis) throw new StaleNodeStatuses();
+      if (decision.changed) status.nodeStatuses = decision.nodeStatuses;
       status.conditions = setConditions(status.conditions, decision.conditions, ctx.clock.wallNow());
       status.nodesAtLatestRevision = nodesAtLatestRevision(status);
     });
