@@ -74,6 +74,7 @@ describe('kube-apiserver installer controller (API server, FakeClock)', () => {
           for (const name of MASTERS) await admin.create(resources.nodes, { apiVersion: 'v1', kind: 'Node', metadata: { name, labels: { 'node-role.kubernetes.io/master': '' } } });
           await admin.create(resources.nodes, { apiVersion: 'v1', kind: 'Node', metadata: { name: 'worker-0', labels: { 'node-role.kubernetes.io/worker': '' } } });
           await admin.create<V1ConfigMap>(resources.configMaps, { metadata: { name: 'revision-status-1', namespace: NS }, data: { revision: '1', reason: 'test' } });
+          for (const name of ['kube-apiserver-pod-1', 'config-1']) await admin.create<V1ConfigMap>(resources.configMaps, { metadata: { name, namespace: NS }, data: {} });
           const created = await admin.create<KubeAPIServer>(CRS, { apiVersion: KubeAPIServer.apiVersion, kind: 'KubeAPIServer', metadata: { name: 'cluster' }, spec: { managementState: 'Managed', logLevel: 'Debug' } });
           await admin.updateStatus(CRS, { ...created, status: { latestAvailableRevision: 1 } });
         },
@@ -198,5 +199,22 @@ describe('kube-apiserver installer controller (API server, FakeClock)', () => {
     await until('master-1 removed', async () => (await cr()).status?.nodeStatuses?.length === 1, SLOW);
     assert.deepEqual((await cr()).status?.nodeStatuses?.map((n) => n.nodeName), ['master-0']);
     await until('MasterNodeRemoved', async () => (await events('MasterNodeRemoved')).includes('Removed master node master-1'), SLOW);
+  });
+  it('starts no installer while a required copy of the latest revision is missing: InstallerControllerDegraded, RequiredInstallerResourcesMissing', async () => {
+    await client.create<V1ConfigMap>(resources.configMaps, { metadata: { name: 'revision-status-2', namespace: NS }, data: { revision: '2', reason: 'test' } });
+    await client.create<V1ConfigMap>(resources.configMaps, { metadata: { name: 'kube-apiserver-pod-2', namespace: NS }, data: {} });
+    const obj = await cr();
+    await client.updateStatus(CRS, { ...obj, status: { ...obj.status, latestAvailableRevision: 2 } });
+    const degraded = await until('InstallerControllerDegraded', async () => ((await condition('InstallerControllerDegraded'))?.status === 'True' ? condition('InstallerControllerDegraded') : undefined), SLOW);
+    assert.equal(degraded?.reason, 'Error');
+    assert.equal(degraded?.message, 'missing required resources: [configmaps: config-2]');
+    await until('RequiredInstallerResourcesMissing', async () => (await events('RequiredInstallerResourcesMissing')).includes('missing required resources: [configmaps: config-2]'), SLOW);
+    // The conditions are still written from the node statuses: progressing towards 2.
+    await until('progressing', async () => (await condition('NodeInstallerProgressing'))?.message === '1 node is at revision 1; 0 nodes have achieved new revision 2', SLOW);
+    assert.equal(await pod('installer-2-master-0'), undefined);
+    assert.equal((await node('master-0'))?.targetRevision ?? 0, 0);
+    await client.create<V1ConfigMap>(resources.configMaps, { metadata: { name: 'config-2', namespace: NS }, data: {} });
+    await until('installer-2-master-0', () => pod('installer-2-master-0'), SLOW);
+    assert.equal((await condition('InstallerControllerDegraded'))?.status, 'False');
   });
 });

@@ -5,19 +5,22 @@
  * first (so what the operator has decided is readable before it acts), then the events, then
  * the installer pod created or deleted — and looks again when told to.
  *
- * One key, the singleton CR; every event on it, on a master Node or on a pod of the operand
- * namespace re-checks everything. The status write is conditional on the node statuses the
- * decision was made from: after a conflict a changed list means the decision is stale, and the
- * sync starts over from the cache rather than writing a step over someone else's.
+ * One key, the singleton CR; every event on it, on a master Node or on a pod, ConfigMap or
+ * Secret of the operand namespace re-checks everything. A status write is conditional on the
+ * node statuses and latest revision the decision was made from: after a conflict, changed ones
+ * mean the decision is stale, and the sync starts over from the cache rather than writing a
+ * step over someone else's.
  */
-import type { V1ConfigMap, V1Node, V1Pod } from '@kubernetes/client-node';
+import type { V1ConfigMap, V1Node, V1Pod, V1Secret } from '@kubernetes/client-node';
 import { setConditions } from '../../../api/config/conditions.ts';
 import {
   KubeAPIServer,
+  kubeAPIServerConditionTypes,
   kubeAPIServerNamespace,
   kubeAPIServerOperatorNamespace,
   mirrorPodName,
   nodesAtLatestRevision,
+  revisionedName,
   revisionLabels,
   revisionStatusName,
   type KubeAPIServerStatus,
@@ -32,7 +35,7 @@ import { refOf, resources } from '../../../runtime/resources.ts';
 import { statusTargetOf, updateStatus } from '../../../runtime/update-status.ts';
 import type { RevisionInput } from '../revision/decide.ts';
 import { installerPod } from './installer-pod.ts';
-import { decideInstallerState, type BackoffSettings, type InstallerAction } from './state.ts';
+import { decideInstallerState, installerConditions, type BackoffSettings, type InstallerAction, type InstallerDecision } from './state.ts';
 
 const NAME = 'installer';
 const CR_NAME = 'cluster';
@@ -84,6 +87,8 @@ export function createInstallerController(ctx: ControllerContext, o: InstallerCo
   const crs = ctx.informers.informer<KubeAPIServer>(kubeAPIServers);
   const nodes = ctx.informers.informer<V1Node>(resources.nodes, { labelSelector: masterNodeLabel });
   const pods = ctx.informers.informer<V1Pod>(resources.pods, { namespace });
+  const configMaps = ctx.informers.informer<V1ConfigMap>(resources.configMaps, { namespace });
+  const secrets = ctx.informers.informer<V1Secret>(resources.secrets, { namespace });
   const subject: EventSubject = o.eventSubject ?? { apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'kube-apiserver-operator', namespace: kubeAPIServerOperatorNamespace } };
 
   /** Adds new masters' entries and drops gone ones; returns whether it wrote. */
@@ -124,6 +129,24 @@ export function createInstallerController(ctx: ControllerContext, o: InstallerCo
     }
   };
 
+  /**
+   * Upstream's `missing required resources: [configmaps: a-5,b-5, secrets: c-5]`: an installer
+   * started without them could only fail, so none is started (reference §7 step 1).
+   */
+  const missingInputs = (latest: number): string | undefined => {
+    const absent = (i: RevisionInput, name: string) => !i.optional && !(i.kind === 'configmap' ? configMaps : secrets).store.get(`${namespace}/${name}`);
+    const missing = [
+      ...o.inputs.filter((i) => absent(i, revisionedName(i.name, latest))).map((i) => ({ kind: i.kind, name: revisionedName(i.name, latest) })),
+      ...(o.certInputs ?? []).filter((i) => absent(i, i.name)).map((i) => ({ kind: i.kind, name: i.name })),
+    ];
+    if (missing.length === 0) return undefined;
+    const of = (kind: RevisionInput['kind'], plural: string) => {
+      const names = missing.filter((m) => m.kind === kind).map((m) => m.name);
+      return names.length ? [`${plural}: ${names.join(',')}`] : [];
+    };
+    return `missing required resources: [${[...of('configmap', 'configmaps'), ...of('secret', 'secrets')].join(', ')}]`;
+  };
+
   const reconcile = async (key: string) => {
     const cr = crs.store.get(key);
     if (!cr || key !== CR_NAME) return;
@@ -140,16 +163,23 @@ export function createInstallerController(ctx: ControllerContext, o: InstallerCo
       if (pod.metadata?.labels?.[revisionLabels.app] === 'installer') installerPods.set(name, pod);
       else if (mirrorNames.has(name)) mirrorPods.set(name, pod);
     }
-    const decision = decideInstallerState({
-      nodeStatuses: read,
-      latestAvailableRevision: cr.status?.latestAvailableRevision ?? 0,
-      installerPods,
-      mirrorPods,
-      now: ctx.clock.wallNow(),
-      namespace,
-      ...(o.backoff ? { backoff: o.backoff } : {}),
-      ...(o.minReadyMs !== undefined ? { minReadyMs: o.minReadyMs } : {}),
-    });
+    const latest = cr.status?.latestAvailableRevision ?? 0;
+    const missing = latest > 0 ? missingInputs(latest) : undefined;
+    const decide = (): InstallerDecision =>
+      decideInstallerState({
+        nodeStatuses: read,
+        latestAvailableRevision: latest,
+        installerPods,
+        mirrorPods,
+        now: ctx.clock.wallNow(),
+        namespace,
+        ...(o.backoff ? { backoff: o.backoff } : {}),
+        ...(o.minReadyMs !== undefined ? { minReadyMs: o.minReadyMs } : {}),
+      });
+    // Missing inputs: no step, but the conditions are still written, as upstream does.
+    const decision: InstallerDecision = missing
+      ? { nodeStatuses: [], changed: false, actions: [], events: [{ type: 'Warning', reason: 'RequiredInstallerResourcesMissing', message: missing }], conditions: installerConditions(read, latest) }
+      : decide();
 
     const basis = (s: DeepReadonly<Status>) => canonicalJson([s.nodeStatuses ?? [], s.latestAvailableRevision ?? 0]);
     const readBasis = basis(cr.status ?? {});
@@ -157,7 +187,10 @@ export function createInstallerController(ctx: ControllerContext, o: InstallerCo
       // The conditions too are derived from what was read: written over newer statuses they would be wrong.
       if (basis(status) !== readBasis) throw new StaleNodeStatuses();
       if (decision.changed) status.nodeStatuses = decision.nodeStatuses;
-      status.conditions = setConditions(status.conditions, decision.conditions, ctx.clock.wallNow());
+      const degraded = missing
+        ? { type: kubeAPIServerConditionTypes.installerControllerDegraded, status: 'True' as const, reason: 'Error', message: missing }
+        : { type: kubeAPIServerConditionTypes.installerControllerDegraded, status: 'False' as const, reason: 'AsExpected' };
+      status.conditions = setConditions(status.conditions, [...decision.conditions, degraded], ctx.clock.wallNow());
       status.nodesAtLatestRevision = nodesAtLatestRevision(status);
     });
     for (const e of decision.events) ctx.recorder.event(subject, e.type, e.reason, e.message);
@@ -166,6 +199,8 @@ export function createInstallerController(ctx: ControllerContext, o: InstallerCo
       await apply(action, cr, (node?.lastFailedCount ?? 0) + 1);
       if (action.kind === 'createInstallerPod') logger.info({ pod: action.name, node: action.nodeName, revision: action.revision }, 'installer pod created');
     }
+    // Retried with backoff, and at once when a copy appears.
+    if (missing) throw new Error(missing);
     return decision.requeueAfterMs !== undefined ? { requeueAfterMs: decision.requeueAfterMs } : undefined;
   };
 
@@ -179,5 +214,7 @@ export function createInstallerController(ctx: ControllerContext, o: InstallerCo
   controller.watch(crs);
   controller.watchMapped(nodes, () => [CR_NAME]);
   controller.watchMapped(pods, () => [CR_NAME]);
+  controller.watchMapped(configMaps, () => [CR_NAME]);
+  controller.watchMapped(secrets, () => [CR_NAME]);
   return controller;
 }
