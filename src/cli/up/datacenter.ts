@@ -17,6 +17,7 @@ import { ensureTokenAuthenticator } from '../../apiserver/auth/tokens.ts';
 import { writeKubeconfig } from '../../apiserver/auth/kubeconfig.ts';
 import { ensureIdentityKubeconfig } from '../../apiserver/auth/identity-kubeconfig.ts';
 import { bootsFromConfigServer, kubeletCredential } from './kubelet-credential.ts';
+import { readKubeletUnit } from '../../node/kubelet/kubelet-unit.ts';
 import { ensureKubeletApiToken } from '../../apiserver/handlers/kubelet-logs.ts';
 import { createCloud, type Cloud } from '../../cloud/cloud.ts';
 import { findInstanceType } from '../../cloud/catalog.ts';
@@ -70,9 +71,12 @@ export interface Datacenter {
   stop(): Promise<void>;
 }
 
+/** The role of a node `shipyard up` launches itself (it names them). */
 function roleOf(name: string): 'master' | 'worker' {
   return name.startsWith('master-') ? 'master' : 'worker';
 }
+
+const controlPlaneLabels = ['node-role.kubernetes.io/master', 'node-role.kubernetes.io/control-plane'];
 
 export async function startDatacenter(o: DatacenterOptions): Promise<Datacenter> {
   const { dataDir, spec, logger } = o;
@@ -220,8 +224,24 @@ export async function startDatacenter(o: DatacenterOptions): Promise<Datacenter>
     intervalMs: 2000,
     logger: logger.child({ component: 'mcs-load-balancer' }),
   });
+  // A node's role is what its kubelet unit says (the pool's config it booted from), as the
+  // kubelet itself reads it, so a master Machine added later is a backend too. Read once per
+  // instance, when its root has the unit (first boot has run); the installer's tag stands in
+  // before that.
+  const roles = new Map<string, 'master' | 'worker'>();
+  const instanceRole = (i: Readonly<Instance>): 'master' | 'worker' => {
+    const known = roles.get(i.id);
+    if (known) return known;
+    const unit = readKubeletUnit(cloud.nodeRoot(i.name));
+    const tagged = i.tags['shipyard.io/role'] === 'master' ? 'master' : 'worker';
+    if (unit.state !== 'found') return tagged;
+    const role = controlPlaneLabels.some((l) => l in unit.labels) ? 'master' : 'worker';
+    roles.set(i.id, role);
+    return role;
+  };
   const syncBackends = (): void => {
-    const masters = cloud.list().filter((i) => roleOf(i.name) === 'master' && i.state !== 'terminated');
+    for (const i of cloud.list({ state: 'terminated' })) roles.delete(i.id);
+    const masters = cloud.list().filter((i) => i.state !== 'terminated' && instanceRole(i) === 'master');
     // Every master's :6443, whether or not a replica runs there yet: one that does not fails
     // its /readyz check (or refuses the connection) and gets no traffic until it is ready.
     lb.setBackends(masters.map((i) => ({ host: i.privateIP, port: 6443 })));
@@ -284,7 +304,7 @@ export async function startDatacenter(o: DatacenterOptions): Promise<Datacenter>
           const ready = node?.status?.conditions?.find((c) => c.type === 'Ready');
           return {
             name: i.name,
-            role: roleOf(i.name),
+            role: instanceRole(i),
             ip: i.privateIP,
             instance: i.state,
             node: !node ? 'not registered' : ready?.status === 'True' ? 'Ready' : ready?.status === 'Unknown' ? 'Unknown' : 'NotReady',
