@@ -5,6 +5,7 @@
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { readdirSync, readFileSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describeResult, pollUntil, type Json, type KubectlResult } from './support.ts';
 
@@ -31,6 +32,19 @@ export function startUp(dataDir: string, args: readonly string[], opts: { ownGro
   child.stdout!.setEncoding('utf8').on('data', (c: string) => (out += c));
   child.stderr!.setEncoding('utf8').on('data', (c: string) => (out += c));
   const exit = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  // An `up` that dies under a test shows up only as refused kubectl calls; say why where the
+  // test output keeps it (a SIGINT from the test ends it with 0, a deliberate SIGKILL says so).
+  child.once('exit', (code, signal) => {
+    if (code === 0) return;
+    const log = (() => {
+      try {
+        return readFileSync(join(dataDir, 'logs', 'datacenter.log'), 'utf8').trimEnd().split('\n').slice(-20).join('\n');
+      } catch {
+        return '(no datacenter.log)';
+      }
+    })();
+    process.stderr.write(`# shipyard up in ${dataDir} exited (${signal ?? `code ${code}`}); its output ends:\n${out.trimEnd().split('\n').slice(-20).join('\n')}\n# datacenter.log ends:\n${log}\n`);
+  });
   return {
     child,
     output: () => out,

@@ -37,8 +37,11 @@ export const DATACENTER_ENV = 'SHIPYARD_DATACENTER';
 // dash (the usual /bin/sh) takes a process group only in the `kill -s SIG -- -pgid` form.
 // `grep -lzxF` reads each environment as NUL-separated lines and names the files holding the
 // marker line exactly; one grep for all processes keeps this quick however many pods run.
+// A clean stop writes "released" before closing the pipe: everything is already stopped, and a
+// pass now (or 3 s later) would kill the pods of a run of the same data directory started since.
 const SCRIPT = `
-cat >/dev/null
+r=$(cat)
+[ "$r" = released ] && exit 0
 f="$1"; m="$2"
 marked() { grep -lzxF -- "$m" /proc/[0-9]*/environ 2>/dev/null | sed -e 's|^/proc/||' -e 's|/environ$||'; }
 for g in $(cat "$f" 2>/dev/null); do kill -s TERM -- "-$g" 2>/dev/null; done
@@ -133,7 +136,7 @@ export async function startReaper(dataDir: string): Promise<Reaper> {
       killAll(line);
       groups.clear();
       persist();
-      child.stdin!.end();
+      child.stdin!.end('released');
     },
   };
 }
