@@ -24,7 +24,7 @@ import { isDeepStrictEqual } from 'node:util';
 import { parse as parseYaml } from 'yaml';
 import type { JSONSchemaProps } from '../api/schema.ts';
 import { getPath, isPlainObject, type SparseConfig } from './sparse-config.ts';
-import { checkAgainstSchema, dropNulls, formatPath, plainPath, type PathSegment } from './strict-schema.ts';
+import { checkAgainstSchema, dropNulls, formatPath, plainPath, type PathSegment } from '../api/strict-schema.ts';
 
 export interface ConfigLayer {
   /** How errors name it: `defaultConfig`, `observedConfig`, `unsupportedConfigOverrides`. */

@@ -17,16 +17,16 @@ describe('kubecontrolplane.config.openshift.io/v1 KubeAPIServerConfig', () => {
   it('declares apiServerArguments as one string list per known flag, and the fields the issue names', () => {
     const props = kubeAPIServerConfig.json.properties!;
     assert.deepEqual(Object.keys(props.apiServerArguments!.properties!).sort(), Object.keys(apiServerArgumentSpecs).sort());
-    for (const flag of ['v', 'bind-address', 'secure-port', 'service-cluster-ip-range', 'store-durability', 'shutdown-delay-duration', 'audit-log-path', 'enable-admission-plugins']) {
+    for (const flag of ['v', 'bind-address', 'secure-port', 'service-cluster-ip-range', 'store-durability', 'shutdown-delay-duration', 'enable-admission-plugins']) {
       assert.deepEqual(props.apiServerArguments!.properties![flag]!.type, 'array', flag);
       assert.deepEqual(props.apiServerArguments!.properties![flag]!.items!.type, 'string', flag);
     }
     assert.equal(props.apiServerArguments!.additionalProperties, undefined, 'an unknown flag is an unknown field');
-    for (const field of ['apiServerArguments', 'servingInfo', 'storageConfig', 'servicesSubnet', 'servicesNodePortRange', 'imagePolicyConfig', 'admission', 'admissionPluginConfig', 'auditConfig', 'corsAllowedOrigins', 'gracefulTerminationDuration']) {
+    for (const field of ['apiServerArguments', 'servingInfo', 'storageConfig', 'servicesSubnet', 'servicesNodePortRange', 'imagePolicyConfig', 'admission', 'admissionPluginConfig', 'corsAllowedOrigins', 'gracefulTerminationDuration']) {
       assert.ok(props[field], field);
     }
     assert.deepEqual(Object.keys(props.servingInfo!.properties!).sort(), ['bindAddress', 'bindNetwork', 'certFile', 'cipherSuites', 'clientCA', 'keyFile', 'minTLSVersion', 'namedCertificates']);
-    for (const absent of ['authConfig', 'oauthConfig', 'kubeletClientInfo', 'aggregatorConfig']) assert.equal(props[absent], undefined, absent);
+    for (const absent of ['authConfig', 'oauthConfig', 'kubeletClientInfo', 'aggregatorConfig', 'auditConfig']) assert.equal(props[absent], undefined, absent);
     const pluginConfig = props.admissionPluginConfig!.additionalProperties as { properties: Record<string, { 'x-kubernetes-preserve-unknown-fields'?: boolean }> };
     assert.equal(pluginConfig.properties.configuration!['x-kubernetes-preserve-unknown-fields'], true, "a plugin's configuration is the plugin's business");
   });
@@ -50,7 +50,7 @@ describe('kubecontrolplane.config.openshift.io/v1 KubeAPIServerConfig', () => {
         'store-durability': ['sometimes'],
         'shutdown-delay-duration': ['70'],
         'service-cluster-ip-range': ['127.64.0.0/8'],
-        'audit-log-maxage': ['1', '2'],
+        'service-node-port-range': ['1', '2'],
         'api-audiences': ['a,b', 'c,'],
         'enable-admission-plugins': ['NamespaceLifecycle', 'bad name'],
       },
@@ -62,7 +62,7 @@ describe('kubecontrolplane.config.openshift.io/v1 KubeAPIServerConfig', () => {
       'apiServerArguments.store-durability: Invalid value: "sometimes": supported values: "fsync", "process-crash-only"',
       'apiServerArguments.shutdown-delay-duration: Invalid value: "70": must be a duration, e.g. "70s" or "1m30s"',
       'apiServerArguments.service-cluster-ip-range: Invalid value: "127.64.0.0/8": must have a prefix length between /16 and /24',
-      'apiServerArguments.audit-log-maxage: Invalid value: ["1","2"]: must have exactly one value',
+      'apiServerArguments.service-node-port-range: Invalid value: ["1","2"]: must have exactly one value',
       'apiServerArguments.api-audiences.1: Invalid value: "c,": must not be empty',
       'apiServerArguments.enable-admission-plugins.1: Invalid value: "bad name": must be an admission plugin name',
     ]);

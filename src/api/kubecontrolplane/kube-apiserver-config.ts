@@ -9,8 +9,9 @@
  * `GenericAPIServerConfig` it inlines), but only the fields Shipyard's server honours are
  * declared: upstream decodes leniently and drops what it does not know, so a typo silently does
  * nothing; here an undeclared field is an error naming its path (issue 17, item 3). OpenShift's
- * authConfig, aggregatorConfig, kubeletClientInfo, oauthConfig, projectConfig and
- * userAgentMatchingConfig are not declared, so setting them is refused rather than ignored.
+ * authConfig, aggregatorConfig, auditConfig (Shipyard's server has no audit log), kubeletClientInfo,
+ * oauthConfig, projectConfig, userAgentMatchingConfig and storageConfig's etcd client fields
+ * (ca, certFile, keyFile, storagePrefix) are not declared, so setting them is refused rather than ignored.
  *
  * Storage differs from upstream, whose store is always etcd (`storageConfig.urls`, or
  * `apiServerArguments.etcd-servers`): Shipyard's server stores in SQLite, and the location of
@@ -88,10 +89,6 @@ export const storageConfig = s.object({
     description:
       "Where the store is. Shipyard's SQLite store: exactly one file: URL naming the store directory (file:///var/lib/shipyard/store). Etcd members (https://host:2379): not supported by Shipyard's server yet.",
   }),
-  ca: s.string({ description: "A bundle of CAs trusted for the store's serving certificates (etcd only)." }),
-  certFile: s.string({ description: 'The client certificate presented to the store (etcd only).' }),
-  keyFile: s.string({ description: 'The private key of certFile (etcd only).' }),
-  storagePrefix: s.string({ description: 'The key prefix objects are stored under (etcd only).' }),
 });
 
 /** An admission plugin's configuration: a file, or the object inline (which wins). */
@@ -106,22 +103,13 @@ export const admission = s.object({
   disabledPlugins: s.array(s.string(), { description: 'Plugins not to run (unioned across config layers).' }),
 });
 
-export const auditConfig = s.object({
-  enabled: s.boolean({ description: 'Whether requests are audited.' }),
-  auditFilePath: s.string({ description: 'Where the audit log is written.' }),
-  maximumFileRetentionDays: s.integer({ minimum: 0, description: 'Days to keep rotated audit logs.' }),
-  maximumRetainedFiles: s.integer({ minimum: 0, description: 'Rotated audit logs to keep.' }),
-  maximumFileSizeMegabytes: s.integer({ minimum: 0, description: 'Megabytes an audit log grows to before it is rotated.' }),
-  policyFile: s.string({ description: 'The audit policy file.' }),
-  policyConfiguration: s.nullable(s.unknownObject({ description: 'The audit policy inline (wins over policyFile).' })),
-  logFormat: s.enum(['legacy', 'json'], { description: 'legacy (a line of text per event) or json.' }),
-  webHookKubeConfig: s.string({ description: 'A kubeconfig for an audit webhook.' }),
-  webHookMode: s.enum(['batch', 'blocking'], { description: 'How events reach the webhook.' }),
-});
-
 export const imagePolicyConfig = s.object({
-  internalRegistryHostname: s.string({ description: 'hostname[:port] of the internal image registry.' }),
-  externalRegistryHostnames: s.array(s.string(), { description: 'hostname[:port] the internal registry is exposed at, outside the cluster; the first is the public one.' }),
+  internalRegistryHostname: s.string({
+    description: "hostname[:port] of the internal image registry. Accepted and recorded (the server logs it at start): Shipyard's server has no image policy admission that would use it yet.",
+  }),
+  externalRegistryHostnames: s.array(s.string(), {
+    description: 'hostname[:port] the internal registry is exposed at, outside the cluster; the first is the public one. Accepted and recorded, as internalRegistryHostname.',
+  }),
 });
 
 type ApiServerArguments = { [K in ApiServerArgumentName]?: string[] };
@@ -145,7 +133,6 @@ export const kubeAPIServerConfig = s.object({
   admissionPluginConfig: s.map(admissionPluginConfig, {
     description: 'Admission plugin configuration by name: the older spelling of admission.pluginConfig, which the operator observes into (and which wins when a plugin is in both).',
   }),
-  auditConfig,
   corsAllowedOrigins: s.array(s.string(), { description: 'Regular expressions; a request whose Origin matches one gets CORS headers.' }),
   gracefulTerminationDuration: s.string({
     description: "Seconds the kubelet gives the server to stop (the static pod's terminationGracePeriodSeconds): at least the shutdown delay plus in-flight requests.",
@@ -156,4 +143,3 @@ export type KubeAPIServerConfig = Infer<typeof kubeAPIServerConfig>;
 export type ServingInfo = Infer<typeof servingInfo>;
 export type StorageConfig = Infer<typeof storageConfig>;
 export type AdmissionPluginConfig = Infer<typeof admissionPluginConfig>;
-export type AuditConfig = Infer<typeof auditConfig>;

@@ -9,8 +9,11 @@
  * A null is taken as "unset" anywhere (Go's decoder gives the zero value), and anything below a
  * node that preserves unknown fields is the operand's own business.
  */
-import type { JSONSchemaProps } from '../api/schema.ts';
-import { isPlainObject } from './sparse-config.ts';
+import type { JSONSchemaProps } from './schema.ts';
+
+function isPlainObject(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
 
 /** A field name, a list index, or a key of a map (printed `[key]`, as Kubernetes prints map keys). */
 export type PathSegment = string | number | { readonly key: string };
