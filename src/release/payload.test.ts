@@ -131,4 +131,16 @@ describe('inclusion and overrides', () => {
     assert.equal(filterOverrides(manifests, overrides).length, 3);
     assert.equal(overrideFor(manifests[0]!, overrides)?.unmanaged, false);
   });
+
+  it('reads a group written as an apiVersion as its group, and a version alone as the core group (the seed writes group: apps/v1)', () => {
+    const overrides: Override[] = [
+      { kind: 'Deployment', group: 'apps/v1', namespace: 'openshift-x', name: 'op', unmanaged: true },
+      { kind: 'ConfigMap', group: 'v1', namespace: 'openshift-x', name: 'op', unmanaged: true },
+      { kind: 'ClusterOperator', group: 'config.openshift.io/v1beta1', namespace: '', name: 'x', unmanaged: true },
+    ];
+    assert.deepEqual(filterOverrides(manifests, overrides), []);
+    assert.equal(overrideFor(manifests[0]!, overrides), overrides[0]);
+    // Another group's apiVersion still names another group.
+    assert.deepEqual(filterOverrides(manifests, [{ kind: 'Deployment', group: 'extensions/v1beta1', namespace: 'openshift-x', name: 'op', unmanaged: true }]).length, 3);
+  });
 });

@@ -14,7 +14,7 @@
  */
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import type { ComponentOverride } from '../api/config/cluster-version.ts';
+import { overrideGroup, type ComponentOverride } from '../api/config/cluster-version.ts';
 import { annotations, describeProblem, parseManifests, type ManifestProblem, type PayloadManifest } from './manifest.ts';
 import { versionHash } from './version-hash.ts';
 
@@ -106,9 +106,12 @@ export function exclusionReason(manifest: Pick<PayloadManifest, 'annotations'>, 
   return undefined;
 }
 
-/** The override that names `manifest`; an override's namespace is ignored for a cluster-scoped manifest. */
+/**
+ * The override that names `manifest`; an override's namespace is ignored for a cluster-scoped
+ * manifest, and its group is read as `overrideGroup` reads it (`apps/v1` names group `apps`).
+ */
 export function overrideFor(manifest: Pick<PayloadManifest, 'kind' | 'gvk' | 'namespace' | 'name'>, overrides: readonly Readonly<Override>[] | undefined): Readonly<Override> | undefined {
-  return overrides?.find((o) => o.kind === manifest.kind && o.group === manifest.gvk.group && o.name === manifest.name && (manifest.namespace ? o.namespace === manifest.namespace : true));
+  return overrides?.find((o) => o.kind === manifest.kind && overrideGroup(o.group) === manifest.gvk.group && o.name === manifest.name && (manifest.namespace ? o.namespace === manifest.namespace : true));
 }
 
 /** The manifests the CVO manages: those without an unmanaged override. */

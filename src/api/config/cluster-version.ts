@@ -74,6 +74,35 @@ export const componentOverride = s.object({
 });
 export type ComponentOverride = Infer<typeof componentOverride>;
 
+/** A Kubernetes API version standing alone (`v1`, `v1beta1`), as kube's version names go. */
+const apiVersionName = /^v\d+(?:(?:alpha|beta)\d+)?$/;
+
+/**
+ * How an override's `group` is read: an apiVersion written there (`apps/v1`) means its group
+ * (`apps`), and a version alone (`v1`) the core group. OpenShift's CVO compares the field as
+ * written, so the kube-apiserver operator's own instructions (`group: apps/v1`) match nothing and
+ * the CVO keeps reverting the developer's Deployment without a word (issue 17, item 9).
+ */
+export function overrideGroup(group: string): string {
+  if (apiVersionName.test(group)) return '';
+  const slash = group.indexOf('/');
+  if (slash > 0 && apiVersionName.test(group.slice(slash + 1))) return group.slice(0, slash);
+  return group;
+}
+
+/** What the API server tells whoever writes a group `overrideGroup` reads differently (`Warning` headers). */
+export function overrideGroupWarnings(overrides: readonly Readonly<Pick<ComponentOverride, 'group'>>[] | undefined): string[] {
+  const warnings: string[] = [];
+  (overrides ?? []).forEach((o, i) => {
+    if (typeof o?.group !== 'string') return;
+    const read = overrideGroup(o.group);
+    if (read === o.group) return;
+    const field = `spec.overrides[${i}].group`;
+    warnings.push(read === '' ? `${field}: ${JSON.stringify(o.group)} is a version; the group is "" (the core group)` : `${field}: ${JSON.stringify(o.group)} names a group and a version; the group is ${JSON.stringify(read)}`);
+  });
+  return warnings;
+}
+
 export const release = s.object({
   architecture,
   version: required(s.string({ description: 'The semantic version of the release.' })),

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import { configCRDs } from '../../api/config/index.ts';
 import { machineAPICRDs } from '../../api/machine/index.ts';
 import { machineConfigurationCRDs } from '../../api/machineconfiguration/index.ts';
 import { definitionsOf } from '../controllers/crd-controller.ts';
@@ -42,6 +43,15 @@ describe('kind validators', () => {
     assert.deepEqual(set.strategy.validateUpdate!(machineSet('silver'), machineSet('gold')).map((e) => e.field), ['spec.template.metadata.labels']);
     assert.deepEqual(set.subresources.scale, { specReplicasPath: '.spec.replicas', statusReplicasPath: '.status.replicas', labelSelectorPath: '.status.labelSelector' });
     for (const d of defs.filter((x) => x.kind !== 'MachineSet')) assert.equal(d.strategy.validate, undefined, `${d.group} ${d.kind}`);
+  });
+
+  it('ClusterVersion has warnings (kube\'s WarningsOnCreate/OnUpdate) for an override group written as an apiVersion, and no validator', () => {
+    const cv = configCRDs().map((c) => definitionsOf({ ...structuredClone(c), metadata: { ...c.metadata, uid: 'u' } } as unknown as KubeObject)[0]!).find((d) => d.kind === 'ClusterVersion')!;
+    const obj = (group: string): KubeObject => ({ metadata: { name: 'version' }, spec: { overrides: [{ group, kind: 'Deployment', name: 'd', namespace: 'n', unmanaged: true }] } });
+    assert.deepEqual(cv.strategy.warningsOnCreate!(obj('apps/v1')), ['spec.overrides[0].group: "apps/v1" names a group and a version; the group is "apps"']);
+    assert.equal(cv.strategy.warningsOnUpdate!(obj('apps/v1'), obj('apps')).length, 1);
+    assert.deepEqual(cv.strategy.warningsOnUpdate!(obj('apps'), obj('apps/v1')), []);
+    assert.equal(cv.strategy.validate, undefined);
   });
 
   it('keeps the base strategy\'s own checks first', () => {

@@ -4,7 +4,10 @@
  * step built in, as kube-apiserver builds in the checks of its own kinds. The CRD controller
  * gives the served versions of such a kind a strategy that runs its validator after the
  * schema checks have passed, on create and on main-resource updates (not on `/status`).
+ * A kind may also have warnings: what the server accepts but tells the writer about (kube's
+ * WarningsOnCreate/WarningsOnUpdate), sent as `Warning` headers.
  */
+import { ClusterVersion, overrideGroupWarnings } from '../../api/config/index.ts';
 import type { FieldError } from '../../api/field-errors.ts';
 import { MachineSet, validateMachineSet } from '../../api/machine/index.ts';
 import { MachineConfig, validateMachineConfig } from '../../api/machineconfiguration/index.ts';
@@ -22,17 +25,40 @@ const validators: ReadonlyMap<string, KindValidator> = new Map<string, KindValid
   [key(MachineSet.group, MachineSet.kind), (obj, old) => validateMachineSet(obj, old)],
 ]);
 
+/** Warning texts about a valid object; `old` is the stored object on an update. */
+export type KindWarnings = (obj: KubeObject, old: KubeObject | undefined) => string[];
+
+const warnings: ReadonlyMap<string, KindWarnings> = new Map<string, KindWarnings>([
+  // `group: apps/v1` is matched as `apps`, but the writer should learn the field holds a group (issue 17).
+  [key(ClusterVersion.group, ClusterVersion.kind), (obj) => overrideGroupWarnings(Array.isArray(obj.spec?.overrides) ? obj.spec.overrides : undefined)],
+]);
+
 export function kindValidator(group: string, kind: string): KindValidator | undefined {
   return validators.get(key(group, kind));
 }
 
-/** `base` with the kind's validator added, or `base` itself when the kind has none. */
+export function kindWarnings(group: string, kind: string): KindWarnings | undefined {
+  return warnings.get(key(group, kind));
+}
+
+/** `base` with the kind's validator and warnings added, or `base` itself when the kind has neither. */
 export function withKindValidator(base: Strategy, group: string, kind: string): Strategy {
   const validate = kindValidator(group, kind);
-  if (!validate) return base;
+  const warn = kindWarnings(group, kind);
+  if (!validate && !warn) return base;
   return {
     ...base,
-    validate: (obj) => [...(base.validate?.(obj) ?? []), ...validate(obj, undefined)],
-    validateUpdate: (obj, old) => [...(base.validateUpdate?.(obj, old) ?? []), ...validate(obj, old)],
+    ...(validate
+      ? {
+          validate: (obj: KubeObject) => [...(base.validate?.(obj) ?? []), ...validate(obj, undefined)],
+          validateUpdate: (obj: KubeObject, old: KubeObject) => [...(base.validateUpdate?.(obj, old) ?? []), ...validate(obj, old)],
+        }
+      : {}),
+    ...(warn
+      ? {
+          warningsOnCreate: (obj: KubeObject) => [...(base.warningsOnCreate?.(obj) ?? []), ...warn(obj, undefined)],
+          warningsOnUpdate: (obj: KubeObject, old: KubeObject) => [...(base.warningsOnUpdate?.(obj, old) ?? []), ...warn(obj, old)],
+        }
+      : {}),
   };
 }

@@ -74,6 +74,13 @@ export interface Strategy {
   /** Normalisation of a main-resource update, given the stored object (mutates `obj`). */
   prepareForUpdate?(obj: KubeObject, old: KubeObject): void;
   validateUpdate?(obj: KubeObject, old: KubeObject): FieldError[];
+  /**
+   * Warnings about a create that passed validation (kube's WarningsOnCreate): what is accepted
+   * but probably not meant, told to the client as `Warning` headers, which kubectl prints.
+   */
+  warningsOnCreate?(obj: KubeObject): string[];
+  /** Warnings about a main-resource update that passed validation (kube's WarningsOnUpdate). */
+  warningsOnUpdate?(obj: KubeObject, old: KubeObject): string[];
   /** Normalisation of a `/status` write, after the store kept everything but status (mutates `obj`). */
   prepareForStatusUpdate?(obj: KubeObject, old: KubeObject): void;
   /** Validation of a `/status` write. */

@@ -332,6 +332,7 @@ export class ObjectStore {
     errs.push(...(this.hooks.checkSchema?.(def, obj, ctx) ?? []));
     if (!errs.length) errs.push(...(def.strategy.validate?.(obj) ?? []));
     if (errs.length) this.invalid(def, meta.name ?? meta.generateName ?? '', errs);
+    ctx.warnings?.push(...(def.strategy.warningsOnCreate?.(obj) ?? []));
     this.hooks.admit?.(def, obj, undefined, ctx);
     await this.hooks.admitCreate?.(def, obj);
     const managed = this.hooks.managedFields?.(def, undefined, obj, ctx);
@@ -468,6 +469,7 @@ export class ObjectStore {
       if (!errs.length) errs.push(...(def.strategy.validateUpdate?.(obj, current) ?? []));
     }
     if (errs.length) this.invalid(def, name, errs);
+    if (!ctx.subresource) ctx.warnings?.push(...(def.strategy.warningsOnUpdate?.(obj, current) ?? []));
     this.hooks.admit?.(def, obj, current, ctx);
     const managed = this.hooks.managedFields?.(def, current, obj, ctx);
     if (managed) meta.managedFields = managed;
