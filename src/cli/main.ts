@@ -7,6 +7,7 @@
  *   shipyard image list|import       the local image store
  *   shipyard component <name> ...    one component as this process (what a process pod runs)
  *   shipyard apiserver               the embedded API server on its own
+ *   shipyard render                  the bootstrap API server's assets (kube-apiserver operator's render)
  */
 import { join, resolve } from 'node:path';
 import { Command, InvalidArgumentError, Option } from 'commander';
@@ -150,6 +151,26 @@ program
   .action(async (name: string, args: string[]) => {
     const { runComponentProcess } = await import('./run-component.ts');
     await runComponentProcess(name, args);
+  });
+
+program
+  .command('render')
+  .description("write the assets that start a cluster's bootstrap API server, as the kube-apiserver operator's render does: its static pod, its config, and the objects the operator observes")
+  .requiredOption('--asset-input-dir <dir>', 'directory holding install-config.yaml (networking: clusterNetwork/serviceNetwork or podCIDR/serviceCIDR; platform.shipyard: apiServerURL, storeDir)')
+  .requiredOption('--asset-output-dir <dir>', 'where bootstrap-manifests/kube-apiserver-pod.yaml and manifests/ (Namespace, Endpoints kube-system/host-etcd, ConfigMap kube-system/cluster-config-v1) are written')
+  .requiredOption('--config-output-file <file>', 'where the bootstrap KubeAPIServerConfig is written (the pod reads it at /etc/kubernetes/config/kube-apiserver-config.yaml)')
+  .option('--manifest-image <ref>', "the bootstrap pod's image (default: the built-in kube-apiserver image)")
+  .addHelpText('after', '\nThe config is the kube-apiserver operator\'s default layer merged with what its observers make of the manifests, so revision 1 differs from it only where it must.')
+  .action(async (opts: { assetInputDir: string; assetOutputDir: string; configOutputFile: string; manifestImage?: string }) => {
+    const { runRender } = await import('../operators/kube-apiserver/render/write.ts');
+    const { builtinImage } = await import('./components.ts');
+    try {
+      const { files } = runRender({ ...opts, image: opts.manifestImage ?? builtinImage('kube-apiserver'), securePort: 6443 });
+      for (const f of files) process.stdout.write(`wrote ${f}\n`);
+    } catch (err) {
+      process.stderr.write(`shipyard render: ${(err as Error).message}\n`);
+      process.exitCode = 1;
+    }
   });
 
 program
