@@ -5,10 +5,11 @@
  */
 import { existsSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { openImageStore } from '../node/images.ts';
+import { openImageStore, type ImageStore } from '../node/images.ts';
 import { builtinImage, componentNames, launcherPath } from './components.ts';
 
-function storeFor(dataDir: string) {
+/** The data directory's image store, the built-in images registered. */
+export function storeFor(dataDir: string): ImageStore {
   const store = openImageStore(join(dataDir, 'images'));
   // The built-in images exist from the first command on, not only after `shipyard up` ran once.
   for (const name of componentNames()) store.import(builtinImage(name), { entrypoint: launcherPath(name), builtin: true });

@@ -7,4 +7,5 @@ export * from './payload.ts';
 export * from './task-graph.ts';
 export * from './version-hash.ts';
 export * from './build.ts';
+export * from './derive.ts';
 export { goJson } from '../api/go-json.ts';

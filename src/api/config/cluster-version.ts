@@ -173,6 +173,8 @@ export const ClusterVersion = defineCustomResource({
     { name: 'Progressing', type: 'string', jsonPath: '.status.conditions[?(@.type=="Progressing")].status' },
     { name: 'Since', type: 'date', jsonPath: '.status.conditions[?(@.type=="Progressing")].lastTransitionTime' },
     { name: 'Status', type: 'string', jsonPath: '.status.conditions[?(@.type=="Progressing")].message' },
+    // Beyond OpenShift's columns: `-o wide` names the release image, so a custom release shows.
+    { name: 'Image', type: 'string', jsonPath: '.status.desired.image', priority: 1 },
   ],
 });
 export type ClusterVersion = ResourceOf<typeof ClusterVersion>;

@@ -42,8 +42,9 @@ describe('config.openshift.io CRDs', () => {
     assert.equal(Network.crd.spec.versions[0]!.subresources, undefined);
   });
 
-  it('ClusterVersion prints VERSION AVAILABLE PROGRESSING SINCE STATUS from history and conditions', () => {
+  it('ClusterVersion prints VERSION AVAILABLE PROGRESSING SINCE STATUS from history and conditions, and IMAGE with -o wide', () => {
     const cols = ClusterVersion.crd.spec.versions[0]!.additionalPrinterColumns!;
+    assert.deepEqual(cols.map((c) => c.priority ?? 0), [0, 0, 0, 0, 0, 1]);
     assert.deepEqual(
       cols.map((c) => [c.name, c.type, c.jsonPath]),
       [
@@ -52,6 +53,7 @@ describe('config.openshift.io CRDs', () => {
         ['Progressing', 'string', '.status.conditions[?(@.type=="Progressing")].status'],
         ['Since', 'date', '.status.conditions[?(@.type=="Progressing")].lastTransitionTime'],
         ['Status', 'string', '.status.conditions[?(@.type=="Progressing")].message'],
+        ['Image', 'string', '.status.desired.image'],
       ],
     );
   });

@@ -25,6 +25,8 @@ export interface ClusterSpec {
    * openshift-install tags the masters it creates with the cluster's id.
    */
   readonly infraName?: string;
+  /** The release image installed (`--release-image`); absent: Shipyard's own default release. */
+  readonly releaseImage?: string;
   readonly createdAt: string;
 }
 
@@ -36,6 +38,7 @@ export interface SpecRequest {
   cloudPort: number;
   block?: number;
   cvoReconcileInterval?: string;
+  releaseImage?: string;
 }
 
 export function loadOrCreateSpec(dataDir: string, req: SpecRequest): { spec: ClusterSpec; resumed: boolean; ignored: string[] } {
@@ -51,6 +54,8 @@ export function loadOrCreateSpec(dataDir: string, req: SpecRequest): { spec: Clu
     const ignored: string[] = [];
     if (req.masters !== spec.masters) ignored.push(`--masters ${req.masters} (cluster has ${spec.masters})`);
     if (req.workers !== spec.workers) ignored.push(`--workers ${req.workers} (cluster has ${spec.workers})`);
+    // The release a cluster was installed from is history; updates go through ClusterVersion.
+    if (req.releaseImage !== undefined && req.releaseImage !== spec.releaseImage) ignored.push(`--release-image ${req.releaseImage} (cluster was installed from ${spec.releaseImage ?? 'Shipyard\'s default release'}; update it with \`kubectl patch clusterversion version\`)`);
     return { spec, resumed: true, ignored };
   }
   if (!Number.isInteger(req.masters) || req.masters < 1) throw new Error(`--masters must be at least 1, got ${req.masters}`);

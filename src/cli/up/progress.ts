@@ -59,12 +59,13 @@ export function createProgressView(stream: NodeJS.WriteStream = process.stdout):
   };
 }
 
-export function renderSummary(o: { dataDir: string; kubeconfig: string; rows: readonly NodeRow[]; masters: number; workers: number; resumed: boolean; elapsedMs: number; version?: string; operators?: readonly (readonly string[])[] }): string {
+export function renderSummary(o: { dataDir: string; kubeconfig: string; rows: readonly NodeRow[]; masters: number; workers: number; resumed: boolean; elapsedMs: number; version?: string; releaseImage?: string; operators?: readonly (readonly string[])[] }): string {
   const lines = [
     '',
     `Shipyard cluster ${o.resumed ? 'resumed' : 'is up'}: ${o.masters} master(s), ${o.workers} worker(s)${o.version ? `, version ${o.version}` : ''}, in ${(o.elapsedMs / 1000).toFixed(1)} s`,
     `  data directory: ${o.dataDir}`,
     `  kubeconfig:     ${o.kubeconfig}`,
+    ...(o.releaseImage ? [`  release image:  ${o.releaseImage}`] : []),
     '',
     'Point kubectl at it:',
     `  export KUBECONFIG=${o.kubeconfig}`,

@@ -23,7 +23,8 @@ import { startDatacenter, type Datacenter } from './datacenter.ts';
 import { openImageStore } from '../../node/images.ts';
 import { gatherStatus } from '../cluster-status.ts';
 import { machineConfigServer } from '../../api/machineconfiguration/index.ts';
-import { bootstrapClusterVersion, buildReleases, DEFAULT_RELEASE_VERSION, loadRelease } from './install.ts';
+import { bootstrapClusterVersion, buildReleases, DEFAULT_RELEASE_VERSION, releaseImage, TEST_RELEASE_VERSION } from './install.ts';
+import { loadReleaseImage, releaseRef } from '../release.ts';
 import { createProgressView, nodeTable, renderSummary, type NodeRow } from './progress.ts';
 
 /**
@@ -48,6 +49,24 @@ export interface UpOptions {
   nodeMonitorGracePeriod?: string;
   /** The CVO's reconcile interval (first start only; default the CVO's random 2–4 minutes). */
   cvoReconcileInterval?: string;
+  /** The release image to install (first start only); default SHIPYARD_INSTALL_RELEASE_IMAGE_OVERRIDE, then Shipyard's own. */
+  releaseImage?: string;
+}
+
+/**
+ * The release a new cluster installs when not Shipyard's default: `--release-image`, else the
+ * environment variable, as openshift-install takes OPENSHIFT_INSTALL_RELEASE_IMAGE_OVERRIDE.
+ * A custom image is loaded here, before anything starts, so a wrong reference is a message.
+ */
+function releaseOverride(opts: UpOptions): string | undefined {
+  const fromEnv = process.env.SHIPYARD_INSTALL_RELEASE_IMAGE_OVERRIDE || undefined;
+  const given = opts.releaseImage ?? fromEnv;
+  if (given === undefined) return undefined;
+  const ref = releaseRef(given);
+  if (opts.releaseImage === undefined) process.stdout.write(`Warning: release image overridden by SHIPYARD_INSTALL_RELEASE_IMAGE_OVERRIDE: ${ref}. The cluster will not run Shipyard's default release.\n`);
+  const builtin = [DEFAULT_RELEASE_VERSION, TEST_RELEASE_VERSION].some((v) => releaseImage(v) === ref);
+  if (!builtin && !existsSync(join(opts.dataDir, 'cluster.json'))) loadReleaseImage(opts.dataDir, ref);
+  return ref;
 }
 
 function claimDataDir(dataDir: string): () => void {
@@ -120,6 +139,7 @@ async function newClusterBlock(dataDir: string, shape: Shape): Promise<number> {
 export async function runUp(opts: UpOptions): Promise<void> {
   const started = Date.now();
   const { dataDir } = opts;
+  const chosenRelease = releaseOverride(opts);
   const release = claimDataDir(dataDir);
   // Component logs go to a file: the terminal belongs to the progress view and the summary.
   mkdirSync(join(dataDir, 'logs'), { recursive: true });
@@ -144,6 +164,7 @@ export async function runUp(opts: UpOptions): Promise<void> {
     cloudPort: opts.cloudPort,
     block,
     cvoReconcileInterval: opts.cvoReconcileInterval,
+    releaseImage: chosenRelease,
   });
   const addresses = addressBlock(spec.block);
   try {
@@ -152,7 +173,8 @@ export async function runUp(opts: UpOptions): Promise<void> {
     release();
     throw err;
   }
-  if (opts.explicitShape && ignored.length) process.stdout.write(`Resuming the existing cluster; ignoring ${ignored.join(', ')}.\n`);
+  const told = ignored.filter((i) => opts.explicitShape || i.startsWith('--release-image'));
+  if (told.length) process.stdout.write(`Resuming the existing cluster; ignoring ${told.join(', ')}.\n`);
   process.stdout.write(`${resumed ? 'Resuming' : 'Creating'} the Shipyard datacenter in ${dataDir} (${spec.masters} master(s), ${spec.workers} worker(s))\n`);
   if (addresses.index) process.stdout.write(`Address block ${addresses.index} (another cluster holds block 0): load balancer ${addresses.host}:${spec.apiPort}, nodes ${addresses.nodeCIDR}, Services ${addresses.serviceCIDR}, pods ${addresses.podCIDR}\n`);
 
@@ -180,7 +202,7 @@ export async function runUp(opts: UpOptions): Promise<void> {
   for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.once(signal, () => void stop(signal).finally(() => process.exit(0)));
 
   // The release the cluster installs; its images name what the nodes' first configs are rendered for.
-  const payload = loadRelease(dataDir, DEFAULT_RELEASE_VERSION);
+  const payload = loadReleaseImage(dataDir, spec.releaseImage ?? releaseImage(DEFAULT_RELEASE_VERSION));
   starting = startDatacenter({ dataDir, spec, resumed, logger, nodeMonitorGracePeriod: opts.nodeMonitorGracePeriod, release: payload });
   const dc = await starting;
   if (stopping) return;
@@ -257,5 +279,5 @@ export async function runUp(opts: UpOptions): Promise<void> {
     await new Promise((r) => setTimeout(r, 1000));
   }
   view.done();
-  process.stdout.write(renderSummary({ dataDir, kubeconfig: dc.kubeconfigPath, rows: await dc.rows(), masters: spec.masters, workers: spec.workers, resumed, elapsedMs: Date.now() - started, version, operators: operatorRows }));
+  process.stdout.write(renderSummary({ dataDir, kubeconfig: dc.kubeconfigPath, rows: await dc.rows(), masters: spec.masters, workers: spec.workers, resumed, elapsedMs: Date.now() - started, version, releaseImage: payload.release.image, operators: operatorRows }));
 }
