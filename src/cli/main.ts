@@ -5,6 +5,7 @@
  *   shipyard explain mcp/<pool>      why a MachineConfigPool is stuck or degraded
  *   shipyard node <action> NODE      acts on a running datacenter's node
  *   shipyard image list|import       the local image store
+ *   shipyard release new|list|info   release images (custom ones for `up --release-image`)
  *   shipyard component <name> ...    one component as this process (what a process pod runs)
  *   shipyard apiserver               the embedded API server on its own
  *   shipyard render                  the bootstrap API server's assets (kube-apiserver operator's render)
@@ -46,7 +47,8 @@ program
   .addOption(new Option('--cloud-port <port>', 'port of the cloud API on 127.0.0.1').argParser(port).default(6080))
   .option('--node-monitor-grace-period <duration>', 'how long a node may go without renewing its Lease before it is marked Unknown', '40s')
   .addOption(new Option('--cvo-reconcile-interval <duration>', 'how often the cluster-version-operator revisits every manifest (first start only; default 2-4 minutes, random)').hideHelp())
-  .action(async (opts: { dataDir: string; masters: number; workers: number; mastersSchedulable: boolean; apiPort: number; cloudPort: number; nodeMonitorGracePeriod: string; cvoReconcileInterval?: string }, cmd: Command) => {
+  .option('--release-image <ref>', 'install from this release image, e.g. one made by `shipyard release new` (first start only; overrides SHIPYARD_INSTALL_RELEASE_IMAGE_OVERRIDE)')
+  .action(async (opts: { dataDir: string; masters: number; workers: number; mastersSchedulable: boolean; apiPort: number; cloudPort: number; nodeMonitorGracePeriod: string; cvoReconcileInterval?: string; releaseImage?: string }, cmd: Command) => {
     const { runUp } = await import('./up/run.ts');
     const explicit = (name: string): boolean => cmd.getOptionValueSource(name) === 'cli';
     try {
@@ -137,6 +139,45 @@ image
         content[c.slice(0, eq)] = resolve(c.slice(eq + 1));
       }
       process.stdout.write(importImage(resolve(opts.dataDir), ref, resolve(opts.entrypoint), content));
+    } catch (err) {
+      process.stderr.write(`error: ${(err as Error).message}\n`);
+      process.exitCode = 1;
+    }
+  });
+
+const release = program.command('release').description('release images: a payload of manifests and the images they name, which a cluster installs or updates to');
+release
+  .command('new <component=image...>')
+  .description('derive a release image from another with the named components\' images replaced (as `oc adm release new --from-release`)')
+  .requiredOption('--from-release <version|ref>', 'the release to start from: a version of Shipyard\'s own (e.g. 0.1.0) or a release image')
+  .requiredOption('--to-image <ref>', 'the reference of the new release image')
+  .option('--name <version>', 'the new release\'s version (default: the source\'s)')
+  .addOption(dataDirOption())
+  .action(async (images: string[], opts: { dataDir: string; fromRelease: string; toImage: string; name?: string }) => {
+    const { newRelease } = await import('./release.ts');
+    try {
+      process.stdout.write(newRelease({ dataDir: resolve(opts.dataDir), from: opts.fromRelease, images, toImage: opts.toImage, name: opts.name }));
+    } catch (err) {
+      process.stderr.write(`error: ${(err as Error).message}\n`);
+      process.exitCode = 1;
+    }
+  });
+release
+  .command('list')
+  .description('list the release images in the local store')
+  .addOption(dataDirOption())
+  .action(async (opts: { dataDir: string }) => {
+    const { listReleases } = await import('./release.ts');
+    process.stdout.write(listReleases(resolve(opts.dataDir)));
+  });
+release
+  .command('info <version|ref>')
+  .description('a release image\'s version, origin and component images')
+  .addOption(dataDirOption())
+  .action(async (ref: string, opts: { dataDir: string }) => {
+    const { releaseInfo } = await import('./release.ts');
+    try {
+      process.stdout.write(releaseInfo(resolve(opts.dataDir), ref));
     } catch (err) {
       process.stderr.write(`error: ${(err as Error).message}\n`);
       process.exitCode = 1;
