@@ -42,8 +42,13 @@ export const managedFieldsHook: NonNullable<StoreHooks['managedFields']> = (def,
  * address is never handed out: it belongs to `default/kubernetes`, which in-cluster clients
  * find there even while it is being re-created; nor is its last.
  */
-const NODE_PORT_BASE = 30000;
-const NODE_PORT_COUNT = 2768;
+/** `--service-node-port-range`, inclusive at both ends (kube's default 30000-32767). */
+export interface PortRange {
+  readonly base: number;
+  readonly size: number;
+}
+
+export const DEFAULT_NODE_PORT_RANGE: PortRange = { base: 30000, size: 2768 };
 
 /**
  * A free slot of `count`, starting the search at a random one (so allocations spread out as
@@ -63,7 +68,8 @@ function isKubernetesService(obj: KubeObject): boolean {
   return obj.metadata?.namespace === 'default' && obj.metadata?.name === 'kubernetes';
 }
 
-export function serviceAdmission(store: () => ObjectStore, serviceCIDR = DEFAULT_SERVICE_CIDR): NonNullable<StoreHooks['admitCreate']> {
+export function serviceAdmission(store: () => ObjectStore, serviceCIDR = DEFAULT_SERVICE_CIDR, nodePorts: PortRange = DEFAULT_NODE_PORT_RANGE): NonNullable<StoreHooks['admitCreate']> {
+  const nodePortRange = `${nodePorts.base}-${nodePorts.base + nodePorts.size - 1}`;
   const kubernetesIP = addressAt(serviceCIDR, 1);
   // Slot n is the range's address n + 2.
   const slots = cidrSize(serviceCIDR) - 3;
@@ -97,11 +103,16 @@ export function serviceAdmission(store: () => ObjectStore, serviceCIDR = DEFAULT
       const usedPorts = new Set<number>();
       for (const s of (await store().list(def, undefined)).items) for (const p of s.spec?.ports ?? []) if (p.nodePort) usedPorts.add(p.nodePort);
       for (const [i, p] of (spec.ports ?? []).entries()) {
-        if (p.nodePort) continue;
-        const slot = freeSlot(NODE_PORT_COUNT, (n) => !usedPorts.has(NODE_PORT_BASE + n));
-        if (slot === undefined) throw errors.invalid('Service', '', obj.metadata?.name ?? '', [fieldError.invalid(`spec.ports[${i}].nodePort`, '', `the range of valid ports ${NODE_PORT_BASE}-${NODE_PORT_BASE + NODE_PORT_COUNT - 1} is full`)]);
-        usedPorts.add(NODE_PORT_BASE + slot);
-        p.nodePort = NODE_PORT_BASE + slot;
+        if (p.nodePort) {
+          if (p.nodePort < nodePorts.base || p.nodePort >= nodePorts.base + nodePorts.size) {
+            throw errors.invalid('Service', '', obj.metadata?.name ?? '', [fieldError.invalid(`spec.ports[${i}].nodePort`, p.nodePort, `provided port is not in the valid range. The range of valid ports is ${nodePortRange}`)]);
+          }
+          continue;
+        }
+        const slot = freeSlot(nodePorts.size, (n) => !usedPorts.has(nodePorts.base + n));
+        if (slot === undefined) throw errors.invalid('Service', '', obj.metadata?.name ?? '', [fieldError.invalid(`spec.ports[${i}].nodePort`, '', `the range of valid ports ${nodePortRange} is full`)]);
+        usedPorts.add(nodePorts.base + slot);
+        p.nodePort = nodePorts.base + slot;
       }
     }
     obj.spec = spec;

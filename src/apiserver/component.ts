@@ -1,88 +1,78 @@
 /**
  * The kube-apiserver component: what the `kube-apiserver` static pod on a master runs, as a
- * process or inline. Flags follow kube-apiserver's names where one exists.
+ * process or inline. Flags follow kube-apiserver's names where one exists; `--config` is the
+ * KubeAPIServerConfig the operator renders, and the flags given beside it win over it
+ * (config-file.ts says how the two meet).
  */
+import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
-import { resolve } from 'node:path';
-import { parseDuration } from '../api/duration.ts';
-import { isStoreDurability, storeDurabilities } from '../storage/sqlite.ts';
+import { containerPath } from '../api/container-path.ts';
+import { apiServerArgumentSpecs } from '../api/kubecontrolplane/arguments.ts';
+import { parseKubeAPIServerConfig, resolveApiServerOptions, StartupError, type Arguments, type FileAccess } from './config-file.ts';
 import { startApiServer } from './server.ts';
 
 /** Structurally the runtime's ComponentContext (apiserver/ may not import runtime/). */
 interface ComponentContext {
   readonly signal: AbortSignal;
   readonly args: readonly string[];
+  /** Where container paths live on this host; undefined in a real container. */
+  readonly rootfs?: string;
 }
 
-const LOOPBACK = /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/;
+type FlagOptions = Record<string, { type: 'string'; multiple?: boolean }>;
+
+/** Every flag `apiServerArguments` may set, and those only the command line has. */
+function flagOptions(): FlagOptions {
+  const out: FlagOptions = {
+    config: { type: 'string' },
+    'data-dir': { type: 'string' },
+    'shutdown-watch-termination-grace-period': { type: 'string' },
+  };
+  for (const [name, spec] of Object.entries(apiServerArgumentSpecs)) out[name] = spec.arity === 'list' ? { type: 'string', multiple: true } : { type: 'string' };
+  return out;
+}
+
+/** The flags given, as `apiServerArguments` holds them; a flag given twice keeps its last value. */
+export function parseFlags(args: readonly string[]): { config?: string; flags: Arguments } {
+  let values: Record<string, string | string[] | undefined>;
+  try {
+    ({ values } = parseArgs({ args: [...args], options: flagOptions(), strict: true, allowPositionals: false }) as { values: Record<string, string | string[] | undefined> });
+  } catch (err) {
+    throw new StartupError(`kube-apiserver: ${(err as Error).message}`);
+  }
+  const flags: Arguments = {};
+  for (const [name, value] of Object.entries(values)) {
+    if (name === 'config' || value === undefined) continue;
+    flags[name] = Array.isArray(value) ? value : [value];
+  }
+  return { config: values.config as string | undefined, flags };
+}
 
 export async function start(ctx: ComponentContext): Promise<void> {
-  const { values } = parseArgs({
-    args: [...ctx.args],
-    options: {
-      'data-dir': { type: 'string' },
-      'bind-address': { type: 'string', default: '127.0.0.1' },
-      'secure-port': { type: 'string', default: '6443' },
-      'advertise-url': { type: 'string' },
-      // The address published in the kubernetes Service's Endpoints (default: --bind-address).
-      'advertise-address': { type: 'string' },
-      'api-audiences': { type: 'string', multiple: true, default: [] },
-      'tls-san': { type: 'string', multiple: true, default: [] },
-      'service-cluster-ip-range': { type: 'string', default: '127.64.0.0/16' },
-      // fsync (default) or process-crash-only; see ApiServerOptions.storeDurability.
-      'store-durability': { type: 'string', default: 'fsync' },
-      // How long a replica told to stop keeps serving with /readyz failing, so the load balancer
-      // (which checks every second and drops a replica at its first failed check) has sent new
-      // connections elsewhere before the listener closes. kube's default is 0 (clients retry),
-      // OpenShift's 70s (cloud load balancers check every 10 s, several times); 3s is three of
-      // our balancer's checks, and it adds only that to each replica's turn in a rollout and to
-      // a one-master cluster's handover from its bootstrap API server.
-      'shutdown-delay-duration': { type: 'string', default: '3s' },
-      // Over how long watches are ended once the listener closes (0: all at once).
-      'shutdown-watch-termination-grace-period': { type: 'string', default: '0s' },
+  const { config: configFile, flags } = parseFlags(ctx.args);
+  const files: FileAccess = {
+    hostPath: (p) => {
+      try {
+        return containerPath(p, ctx.rootfs);
+      } catch (err) {
+        throw new StartupError(`kube-apiserver: ${(err as Error).message}`);
+      }
     },
-    strict: true,
-  });
-  const dataDir = values['data-dir'];
-  if (!dataDir) throw new Error('kube-apiserver: --data-dir is required');
-  const bind = values['bind-address']!;
-  if (!LOOPBACK.test(bind)) throw new Error(`kube-apiserver: --bind-address ${bind} is not a loopback address (127.0.0.0/8)`);
-  const port = Number(values['secure-port']);
-  if (!Number.isInteger(port) || port < 1 || port > 65535) throw new Error(`kube-apiserver: --secure-port ${values['secure-port']} is not a port number`);
-  const advertiseAddress = values['advertise-address'];
-  if (advertiseAddress !== undefined && !LOOPBACK.test(advertiseAddress)) throw new Error(`kube-apiserver: --advertise-address ${advertiseAddress} is not a loopback address (127.0.0.0/8)`);
-  const durability = values['store-durability']!;
-  if (!isStoreDurability(durability)) throw new Error(`kube-apiserver: --store-durability ${durability} is not one of ${storeDurabilities.join(', ')}`);
-  const sans = values['tls-san'] ?? [];
-  const serviceRange = values['service-cluster-ip-range']!;
-  if (!/^127\.\d{1,3}\.\d{1,3}\.\d{1,3}\/(1[6-9]|2[0-4])$/.test(serviceRange)) throw new Error(`kube-apiserver: --service-cluster-ip-range ${serviceRange} is not a loopback range between /16 and /24 (127.0.0.0/8)`);
-  const delayMs = durationFlag('shutdown-delay-duration', values['shutdown-delay-duration']!);
-  const watchGraceMs = durationFlag('shutdown-watch-termination-grace-period', values['shutdown-watch-termination-grace-period']!);
-  const server = await startApiServer({
-    dataDir: resolve(dataDir),
-    port,
-    bind,
-    advertiseUrl: values['advertise-url'],
-    advertiseAddress,
-    apiAudiences: (values['api-audiences'] ?? []).flatMap((a) => a.split(',')).filter(Boolean),
-    ipAddresses: sans.filter((s) => LOOPBACK.test(s)),
-    dnsNames: sans.filter((s) => !LOOPBACK.test(s)),
-    storeDurability: durability,
-    serviceClusterIpRange: serviceRange,
-    shutdown: { delayMs, watchGraceMs },
-  });
+    read: (p) => readFileSync(p, 'utf8'),
+  };
+  let config;
+  if (configFile !== undefined) {
+    let text: string;
+    try {
+      text = files.read(files.hostPath(configFile));
+    } catch (err) {
+      throw new StartupError(`kube-apiserver: --config=${configFile}: ${(err as Error).message}`);
+    }
+    config = parseKubeAPIServerConfig(configFile, text);
+  }
+  const options = resolveApiServerOptions({ file: configFile, config, flags }, files);
+  const server = await startApiServer(options);
   if (!ctx.signal.aborted) await new Promise<void>((done) => ctx.signal.addEventListener('abort', () => done(), { once: true }));
   // SIGTERM, as kube-apiserver: not ready at once, then the delay, then drain (shutdown.ts).
   await server.shutdown();
-}
-
-function durationFlag(name: string, value: string): number {
-  let ms: number;
-  try {
-    ms = parseDuration(value);
-  } catch (err) {
-    throw new Error(`kube-apiserver: --${name}: ${(err as Error).message}`);
-  }
-  if (ms < 0) throw new Error(`kube-apiserver: --${name} ${value} must not be negative`);
-  return ms;
 }

@@ -31,7 +31,11 @@ import { NamespaceController } from './controllers/namespace-controller.ts';
 import { Discovery } from './discovery/discovery.ts';
 import { ApiError, errors } from './errors.ts';
 import type { LogSource, ServerContext } from './handlers/context.ts';
-import { attachBuiltinSchemas, ensureSystemNamespaces, managedFieldsHook, gracefulDeletionHook, serviceAdmission } from './bootstrap.ts';
+import { attachBuiltinSchemas, ensureSystemNamespaces, managedFieldsHook, gracefulDeletionHook, serviceAdmission, type PortRange } from './bootstrap.ts';
+import { createRestrictedEndpointsAdmission } from './authz/restricted-endpoints.ts';
+import { corsFilter } from './http/cors.ts';
+import { sniCallback, type NamedCertificate } from './http/sni.ts';
+import type { TlsProfile } from './http/tls-profile.ts';
 import { writeError } from './http/respond.ts';
 import { ApiServerMetrics } from './metrics.ts';
 import { OpenApiService } from './openapi-service.ts';
@@ -93,6 +97,28 @@ export interface ApiServerOptions {
    * then ended (default 0: at once), and the longest wait for in-flight requests (default 60 s).
    */
   readonly shutdown?: { readonly delayMs?: number; readonly watchGraceMs?: number; readonly requestTimeoutMs?: number };
+  /** pino's level for the default logger (default: $SHIPYARD_LOG_LEVEL, else info); see component.ts for --v. */
+  readonly logLevel?: string;
+  /** The directory holding `state.db` (default `<dataDir>/store`). */
+  readonly storeDir?: string;
+  /** `--service-node-port-range` (default 30000-32767). */
+  readonly serviceNodePortRange?: PortRange;
+  /**
+   * The serving TLS setup (`servingInfo`): the minimum version and ciphers; a certificate and key
+   * served instead of the one issued from the data directory's CA; the CA bundle client
+   * certificates are checked against (default the data directory's CA); SNI certificates.
+   */
+  readonly tls?: TlsProfile & {
+    readonly servingCert?: { readonly certPem: string; readonly keyPem: string };
+    readonly clientCaPem?: string;
+    readonly namedCertificates?: readonly NamedCertificate[];
+  };
+  /** `corsAllowedOrigins`: regular expressions of the Origins that get CORS headers. */
+  readonly corsAllowedOrigins?: readonly string[];
+  /** openshift.io/RestrictedEndpointsAdmission's restrictedCIDRs (none: the plugin admits everything). */
+  readonly restrictedEndpointCIDRs?: readonly string[];
+  /** Settings accepted for the record but used by nothing in this server yet (imagePolicyConfig); logged at start. */
+  readonly recorded?: Readonly<Record<string, unknown>>;
 }
 
 export interface RunningApiServer {
@@ -127,14 +153,14 @@ export const serverVersion = {
   platform: 'linux/amd64',
 };
 
-function defaultLogger(): Logger {
-  return pino({ level: process.env.SHIPYARD_LOG_LEVEL ?? 'info', redact: { paths: ['req.headers.authorization', '*.token', '*.adminToken', 'token'], censor: '[redacted]' } }, pino.destination(2));
+function defaultLogger(level: string | undefined): Logger {
+  return pino({ level: level ?? process.env.SHIPYARD_LOG_LEVEL ?? 'info', redact: { paths: ['req.headers.authorization', '*.token', '*.adminToken', 'token'], censor: '[redacted]' } }, pino.destination(2));
 }
 
 const LOOPBACK = /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/;
 
 export async function startApiServer(options: ApiServerOptions): Promise<RunningApiServer> {
-  const log = options.logger ?? defaultLogger();
+  const log = options.logger ?? defaultLogger(options.logLevel);
   const dataDir = options.dataDir;
   const bind = options.bind ?? '127.0.0.1';
   const advertiseAddress = options.advertiseAddress ?? (LOOPBACK.test(bind) ? bind : '127.0.0.1');
@@ -149,11 +175,12 @@ export async function startApiServer(options: ApiServerOptions): Promise<Running
   const auth: TokenAuthenticator = ensureTokenAuthenticator(pkiDir);
   const saKeys = ensureServiceAccountKeys(pkiDir);
   const audiences = [...new Set([SERVICE_ACCOUNT_ISSUER, ...(options.apiAudiences ?? [])])];
-  mkdirSync(join(dataDir, 'store'), { recursive: true, mode: 0o700 });
+  const storeDir = options.storeDir ?? join(dataDir, 'store');
+  mkdirSync(storeDir, { recursive: true, mode: 0o700 });
   const metrics = new ApiServerMetrics(() => backend.currentRevision());
   const storeDurability = options.storeDurability ?? 'fsync';
   const backend = await openSqliteBackend({
-    path: join(dataDir, 'store', 'state.db'),
+    path: join(storeDir, 'state.db'),
     durability: storeDurability,
     onBatchCommitted: (writes) => metrics.storageBatchWrites.observe(writes),
   });
@@ -166,13 +193,17 @@ export async function startApiServer(options: ApiServerOptions): Promise<Running
   const nodeGraph = new NodeGraph();
   const authorizer = createAuthorizer(rbac, nodeGraph);
   const authzAdmission = createAuthzAdmission(rbac, authorizer);
+  const restrictedEndpoints = createRestrictedEndpointsAdmission(options.restrictedEndpointCIDRs ?? [], authorizer);
   const store = new ObjectStore(backend, registry, {
     namespaceActive: (name) => namespaceCache.isActive(name),
-    admit: (def, obj, old, ctx) => authzAdmission.admit(def, obj, old, ctx),
+    admit: (def, obj, old, ctx) => {
+      authzAdmission.admit(def, obj, old, ctx);
+      restrictedEndpoints.admit(def, obj, old, ctx);
+    },
     admitDelete: (def, obj, ctx) => authzAdmission.admitDelete(def, obj, ctx),
     checkSchema,
     managedFields: managedFieldsHook,
-    admitCreate: serviceAdmission(() => store, serviceCIDR),
+    admitCreate: serviceAdmission(() => store, serviceCIDR, options.serviceNodePortRange),
     gracefulDeletionSeconds: gracefulDeletionHook(() => store, registry),
   });
   const uidOf = async (resource: string, namespace: string, name: string): Promise<string | undefined> => {
@@ -253,7 +284,9 @@ export async function startApiServer(options: ApiServerOptions): Promise<Running
 
   let address = '';
   const debug = log.isLevelEnabled('debug');
+  const cors = corsFilter(options.corsAllowedOrigins);
   const handler = (req: IncomingMessage, res: ServerResponse): void => {
+    if (cors?.(req, res)) return;
     const started = process.hrtime.bigint();
     let verb = 'unknown';
     let resource = '';
@@ -281,7 +314,10 @@ export async function startApiServer(options: ApiServerOptions): Promise<Running
   };
 
   // Client certificates are asked for, not required: a client without one authenticates by token.
-  const tls = { cert: pki.certPem, key: pki.keyPem, ca: pki.caCertPem, requestCert: true, rejectUnauthorized: false };
+  // servingInfo's TLS profile applies to the SNI certificates as well.
+  const profile = { ca: options.tls?.clientCaPem ?? pki.caCertPem, minVersion: options.tls?.minVersion, ciphers: options.tls?.ciphers };
+  const serving = options.tls?.servingCert ?? { certPem: pki.certPem, keyPem: pki.keyPem };
+  const tls = { ...profile, cert: serving.certPem, key: serving.keyPem, requestCert: true, rejectUnauthorized: false, SNICallback: sniCallback(options.tls?.namedCertificates ?? [], profile) };
   const server: Server = createServer({ ...tls, keepAliveTimeout: 65_000, requestTimeout: 0, headersTimeout: 60_000, noDelay: true }, handler);
   // closeAllConnections() knows only connections that have begun a request: a client that has
   // just finished its TLS handshake (an informer reconnecting, say) would hold close() open.
@@ -304,6 +340,7 @@ export async function startApiServer(options: ApiServerOptions): Promise<Running
   const kubeconfigPath = join(dataDir, 'kubeconfig');
   writeKubeconfig(kubeconfigPath, { server: url, caCertPem: pki.caCertPem, token: auth.adminToken });
   log.info({ url, dataDir }, 'API server listening');
+  if (options.recorded) log.info(options.recorded, 'configuration accepted and recorded; nothing in this server uses it yet');
 
   // In the background: tests and clients need not wait for the Service to exist.
   const kubernetesService = new KubernetesServiceReconciler({
