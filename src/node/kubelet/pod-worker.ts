@@ -40,6 +40,14 @@ export interface WorkerHost {
 
 interface ContainerState {
   running?: RunningContainer;
+  /** The image the current (or last) run was started from: what status reports, and what a spec change is told by. */
+  image?: string;
+  /**
+   * Set while a run is being killed because its spec's image changed: it starts again at once,
+   * whatever the restart policy, as a new definition that owes no back-off (kube's kubelet keys
+   * back-off by the container's spec hash).
+   */
+  redefined?: boolean;
   containerID?: string;
   startedAt?: string;
   lastExit?: { exit: ContainerExit; startedAt?: string; containerID?: string };
@@ -202,8 +210,17 @@ export class PodWorker {
     const policy = pod.spec?.restartPolicy ?? 'Always';
     for (const c of pod.spec?.containers ?? []) {
       const s = this.state(c.name);
-      if (s.running) continue;
-      if (s.terminated) {
+      if (s.running) {
+        if (s.image !== (c.image ?? '')) this.restartRedefined(c, s);
+        continue;
+      }
+      if (s.terminated && s.image !== undefined && s.image !== (c.image ?? '')) {
+        // A new image for a stopped container: the restart policy still decides, but the back-off belonged to the old one.
+        s.crashes = 0;
+        s.backoffUntil = undefined;
+        s.waitingReason = s.waitingMessage = undefined;
+      }
+      if (s.terminated && !s.redefined) {
         const code = s.terminated.exit.exitCode;
         const restart = policy === 'Always' || (policy === 'OnFailure' && code !== 0);
         if (!restart) continue;
@@ -212,6 +229,21 @@ export class PodWorker {
       await this.startContainer(c, s);
     }
     await this.writeStatus();
+  }
+
+  /**
+   * A running container whose image the pod's spec no longer names (`kubectl patch pod ... image`,
+   * the one in-place change kube allows a container) is killed, grace honoured, and started again
+   * from the new image by the sync its exit asks for; its restart count goes up by one.
+   */
+  private restartRedefined(c: V1Container, s: ContainerState): void {
+    if (s.redefined || !s.running) return;
+    s.redefined = true;
+    s.crashes = 0;
+    s.backoffUntil = undefined;
+    stopProbes(s);
+    this.event('Normal', 'Killing', `Container ${c.name} definition changed, will be restarted`);
+    void s.running.stop(Math.max(0, this.pod.spec?.terminationGracePeriodSeconds ?? 30) * 1000);
   }
 
   private anyRunning(): boolean {
@@ -357,6 +389,8 @@ export class PodWorker {
     } catch (err) {
       const exit: ContainerExit = { exitCode: 128, reason: 'ContainerCannotRun', message: (err as Error).message, finishedAt: new Date() };
       s.terminated = { exit };
+      s.image = c.image ?? '';
+      s.redefined = false;
       s.crashes++;
       this.host.restartCounts.set(restartKey, restartCount + 1);
       this.event('Warning', 'Failed', `Error: ${(err as Error).message}`);
@@ -372,6 +406,8 @@ export class PodWorker {
     if (s.terminated) s.lastExit = s.terminated;
     s.terminated = undefined;
     s.running = running;
+    s.image = c.image ?? '';
+    s.redefined = false;
     s.waitingReason = undefined;
     s.waitingMessage = undefined;
     s.containerID = `shipyard://${randomBytes(16).toString('hex')}`;
@@ -389,6 +425,11 @@ export class PodWorker {
       s.ready = false;
       s.terminated = { exit: withFallbackMessage(c, exit, logPath), startedAt: s.startedAt, containerID: s.containerID };
       if (this.terminating || this.stopped) return;
+      if (s.redefined) {
+        this.host.restartCounts.set(restartKey, restartCount + 1);
+        this.requestSync();
+        return;
+      }
       const policy = this.pod.spec?.restartPolicy ?? 'Always';
       const restarts = policy === 'Always' || (policy === 'OnFailure' && exit.exitCode !== 0);
       const isInit = (this.pod.spec?.initContainers ?? []).some((i) => i.name === c.name);
@@ -549,10 +590,12 @@ export class PodWorker {
 
   private containerStatus(c: V1Container, isInit: boolean): V1ContainerStatus {
     const s = this.state(c.name);
+    // What runs (or ran last), not what the spec asks for: the two differ while a changed image is being rolled in.
+    const image = s.image ?? c.image ?? '';
     const st: V1ContainerStatus = {
       name: c.name,
-      image: c.image ?? '',
-      imageID: `${c.image}`,
+      image,
+      imageID: image,
       restartCount: this.host.restartCounts.get(`${this.uid}/${c.name}`) ?? 0,
       ready: Boolean(s.running && s.started && s.ready),
       started: Boolean(s.running && s.started),

@@ -109,18 +109,55 @@ export function validatePodSpec(spec: unknown, path: string): FieldError[] {
   return errs;
 }
 
-/** Pod spec fields that an update may change (kube-apiserver allows little else). */
+const onlyImageChanges =
+  'pod updates may not change fields other than `spec.containers[*].image`,`spec.initContainers[*].image`,`spec.activeDeadlineSeconds`,`spec.tolerations` (only additions to existing tolerations),`spec.terminationGracePeriodSeconds` (allow it to be set to 1 if it was previously negative)';
+
+/** kube's activeDeadlineSeconds rule: it may be set, or lowered, never raised or removed. */
+function activeDeadlineErrors(spec: KubeObject, old: KubeObject): FieldError[] {
+  const next = spec.activeDeadlineSeconds;
+  const prev = old.activeDeadlineSeconds;
+  if (typeof next === 'number') {
+    if (typeof prev === 'number' && next >= 0 && prev < next) return [fieldError.invalid('spec.activeDeadlineSeconds', next, 'must be less than or equal to previous value')];
+    return [];
+  }
+  if (typeof prev === 'number') return [fieldError.invalid('spec.activeDeadlineSeconds', null, 'must not update from a positive integer to nil value')];
+  return [];
+}
+
+/** kube's validateOnlyAddedTolerations: every existing toleration stays, but for its tolerationSeconds. */
+function tolerationUpdateErrors(spec: KubeObject, old: KubeObject): FieldError[] {
+  const bare = (t: KubeObject): KubeObject => {
+    const { tolerationSeconds: _, ...rest } = t ?? {};
+    return rest;
+  };
+  const next = Array.isArray(spec.tolerations) ? spec.tolerations.map(bare) : [];
+  for (const t of Array.isArray(old.tolerations) ? old.tolerations : []) {
+    if (!next.some((n: KubeObject) => isDeepStrictEqual(n, bare(t)))) return [fieldError.forbidden('spec.tolerations', 'existing toleration can not be modified except its tolerationSeconds')];
+  }
+  return [];
+}
+
+/**
+ * Pod spec fields that an update may change, as kube-apiserver's ValidatePodUpdate: container
+ * and init container images (which the kubelet applies by restarting that container), a lower
+ * activeDeadlineSeconds, added tolerations, and a negative grace period raised to 1.
+ */
 export function podSpecUpdateErrors(spec: KubeObject, old: KubeObject): FieldError[] {
-  const strip = (s: KubeObject): KubeObject => {
-    const c = structuredClone(s ?? {});
+  spec ??= {};
+  old ??= {};
+  for (const list of ['containers', 'initContainers'] as const) {
+    if ((spec[list]?.length ?? 0) !== (old[list]?.length ?? 0)) return [fieldError.forbidden(`spec.${list}`, 'pod updates may not add or remove containers')];
+  }
+  const errs = [...activeDeadlineErrors(spec, old), ...tolerationUpdateErrors(spec, old)];
+  if (errs.length) return errs;
+  const strip = (s: KubeObject, isOld: boolean): KubeObject => {
+    const c = structuredClone(s);
     for (const list of [c.containers, c.initContainers]) if (Array.isArray(list)) for (const x of list) if (x) delete x.image;
     delete c.activeDeadlineSeconds;
     delete c.tolerations;
-    delete c.terminationGracePeriodSeconds;
+    if (isOld && old.terminationGracePeriodSeconds < 0 && spec.terminationGracePeriodSeconds === 1) c.terminationGracePeriodSeconds = 1;
     return c;
   };
-  if (!isDeepStrictEqual(strip(spec), strip(old))) {
-    return [fieldError.forbidden('spec', 'pod updates may not change fields other than `spec.containers[*].image`,`spec.initContainers[*].image`,`spec.activeDeadlineSeconds`,`spec.tolerations` (only additions to existing tolerations),`spec.terminationGracePeriodSeconds` (allow it to be set to 1 if it was previously negative)')];
-  }
+  if (!isDeepStrictEqual(strip(spec, false), strip(old, true))) return [fieldError.forbidden('spec', onlyImageChanges)];
   return [];
 }
