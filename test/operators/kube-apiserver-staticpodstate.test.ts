@@ -4,9 +4,14 @@
  * all running → StaticPodsDegraded False/AsExpected; a crash loop on master-1 → True/Error
  * naming the pod, the container state and the log's last lines (the kubelet's termination
  * message); a failure whose log cannot be read (no kubelet here) still reported without lines;
- * a container not ready only told, and only once the grace has passed on the clock; recovery.
+ * a container not ready only told, and only once the grace has passed on the clock; recovery;
+ * and a crash loop without a termination message, whose previous run's log is read through
+ * `pods/log` from the node's real kubelet log server.
  */
 import assert from 'node:assert/strict';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { after, before, describe, it } from 'node:test';
 import type { V1ContainerStatus, V1Pod } from '@kubernetes/client-node';
@@ -15,6 +20,9 @@ import { KubeAPIServer, operatorCRDs } from '../../src/api/operator/index.ts';
 import { createStaticPodStateController } from '../../src/operators/kube-apiserver/staticpodstate/controller.ts';
 import { isAlreadyExists, type ApiClient } from '../../src/runtime/client.ts';
 import { FakeClock } from '../../src/runtime/clock.ts';
+import { ensureKubeletApiToken } from '../../src/apiserver/handlers/kubelet-logs.ts';
+import { containerLogDir, criLine, previousLogPath } from '../../src/node/logs.ts';
+import { startLogServer } from '../../src/node/log-server.ts';
 import { refOf, resources } from '../../src/runtime/resources.ts';
 import { startControllers, type RunningControllers } from '../support/controllers.ts';
 import { until } from '../support/until.ts';
@@ -112,5 +120,35 @@ describe('kube-apiserver static-pod state controller (API server, FakeClock)', (
     const c = await conditionBecomes('still not ready', (c) => c.reason === 'Error');
     assert.equal(c.status, 'False');
     assert.equal(c.message, 'pod/kube-apiserver-master-0 container "kube-apiserver" is still not ready');
+  });
+
+  it("reads a crash-looping container's previous log through pods/log when the kubelet left no message", async () => {
+    const nodeDir = mkdtempSync(join(tmpdir(), 'kas-staticpodstate-node-'));
+    const pki = join(rc.ts.dataDir, 'pki');
+    // master-0's kubelet log server, as the node host starts it: the API server's serving pair and kubelet token.
+    const logs = await startLogServer({
+      host: '127.1.254.9',
+      port: 0,
+      tls: { cert: readFileSync(join(pki, 'apiserver.crt'), 'utf8'), key: readFileSync(join(pki, 'apiserver.key'), 'utf8') },
+      token: ensureKubeletApiToken(pki),
+      nodeDir,
+    });
+    try {
+      const node = await client.create(resources.nodes, { apiVersion: 'v1', kind: 'Node', metadata: { name: 'master-0' } });
+      await client.updateStatus(resources.nodes, { ...node, status: { addresses: [{ type: 'InternalIP', address: '127.1.254.9' }], daemonEndpoints: { kubeletEndpoint: { Port: logs.port } } } });
+      const p = await client.get<V1Pod>(resources.pods, NS, 'kube-apiserver-master-0');
+      const dir = containerLogDir(nodeDir, { namespace: NS, name: 'kube-apiserver-master-0', uid: p.metadata!.uid! }, 'kube-apiserver');
+      mkdirSync(dir, { recursive: true });
+      writeFileSync(previousLogPath(dir), ['serving on 127.1.254.9:6443', 'opening store file:///nowhere/store', 'Error: store: no such directory'].map((l) => criLine('stderr', l)).join(''));
+      await setMirror('master-0', container({ ready: false, restartCount: 2, state: { waiting: { reason: 'CrashLoopBackOff', message: 'back-off 10s restarting failed container=kube-apiserver' } }, lastState: { terminated: { exitCode: 1, reason: 'Error' } } }));
+      const c = await conditionBecomes('Degraded with the log', (c) => c.status === 'True' && (c.message?.includes('last log lines') ?? false));
+      assert.equal(
+        c.message,
+        'pod/kube-apiserver-master-0 container "kube-apiserver" is waiting: CrashLoopBackOff: back-off 10s restarting failed container=kube-apiserver; last log lines:\nserving on 127.1.254.9:6443\nopening store file:///nowhere/store\nError: store: no such directory',
+      );
+    } finally {
+      await logs.close();
+      rmSync(nodeDir, { recursive: true, force: true });
+    }
   });
 });

@@ -46,6 +46,11 @@ export function createStaticPodStateController(ctx: ControllerContext, o: Static
   const namespace = o.namespace ?? kubeAPIServerNamespace;
   const crs = ctx.informers.informer<KubeAPIServer>(kubeAPIServers);
   const pods = ctx.informers.informer<V1Pod>(resources.pods, { namespace });
+  /**
+   * Tails already read, by container run: every write to the CR re-runs the sync, and a run's
+   * log does not change once it has failed, so it is read once per run, not once per sync.
+   */
+  let tailsByRun = new Map<string, string>();
 
   const reconcile = async (key: string) => {
     const cr = crs.store.get(key);
@@ -57,15 +62,25 @@ export function createStaticPodStateController(ctx: ControllerContext, o: Static
       if (pod) mirrors.set(mirrorPodName(n.nodeName), pod);
     }
     const logTails = new Map<string, string>();
+    const seen = new Map<string, string>();
     for (const [name, pod] of mirrors) {
       for (const want of logsWanted(pod)) {
-        try {
-          logTails.set(logKey(name, want.container), await readLogTail(ctx.client, namespace, name, want.container, want.previous, o.logTimeoutMs ?? 5_000));
-        } catch (err) {
-          logger.debug({ pod: name, container: want.container, err: errorText(err) }, 'container log not readable');
+        const restarts = pod.status?.containerStatuses?.find((s) => s.name === want.container)?.restartCount ?? 0;
+        const run = `${pod.metadata?.uid}/${want.container}/${restarts}/${want.previous}`;
+        let tail = tailsByRun.get(run);
+        if (tail === undefined) {
+          try {
+            tail = await readLogTail(ctx.client, namespace, name, want.container, want.previous, o.logTimeoutMs ?? 5_000);
+          } catch (err) {
+            logger.debug({ pod: name, container: want.container, err: errorText(err) }, 'container log not readable');
+            continue;
+          }
         }
+        seen.set(run, tail);
+        logTails.set(logKey(name, want.container), tail);
       }
     }
+    tailsByRun = seen;
     const decision = decideStaticPodState({ nodes, pods: mirrors, now: ctx.clock.wallNow(), ...(o.notReadyGraceMs !== undefined ? { notReadyGraceMs: o.notReadyGraceMs } : {}), logTails });
     await updateStatus<KubeAPIServerStatus>(ctx.client, statusTargetOf(kubeAPIServers, cr), (status) => {
       status.conditions = setCondition(status.conditions, { type: kubeAPIServerConditionTypes.staticPodsDegraded, ...decision.condition }, ctx.clock.wallNow());
