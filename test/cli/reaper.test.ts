@@ -5,8 +5,8 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { describe, it, type TestContext } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import { until } from '../../../test/support/until.ts';
-import { DATACENTER_ENV, startReaper } from './reaper.ts';
+import { until } from '../support/until.ts';
+import { DATACENTER_ENV, startReaper } from '../../src/cli/up/reaper.ts';
 
 const alive = (pid: number): boolean => {
   try {
@@ -53,7 +53,7 @@ describe('reaper', () => {
   it('kills the marked processes when the process holding it dies without releasing it', async (t) => {
     const dataDir = mkdtempSync(join(tmpdir(), 'shipyard-reaper-'));
     t.after(() => rmSync(dataDir, { recursive: true, force: true }));
-    const reaperModule = fileURLToPath(new URL('./reaper.ts', import.meta.url));
+    const reaperModule = fileURLToPath(new URL('../../src/cli/up/reaper.ts', import.meta.url));
     const holder = spawn(process.execPath, ['--import', 'tsx', '-e', `const { startReaper } = await import(${JSON.stringify(reaperModule)}); await startReaper(${JSON.stringify(dataDir)}); process.stdout.write('ready\\n'); setInterval(() => {}, 1000);`], { stdio: ['ignore', 'pipe', 'inherit'] });
     t.after(() => void holder.kill('SIGKILL'));
     let out = '';
