@@ -122,6 +122,9 @@ export function renderPodManifest(spec: Pick<DeepReadonly<KubeAPIServerSpec>, 'l
           args,
           env: [{ name: 'HOST_IP', valueFrom: { fieldRef: { fieldPath: 'status.hostIP' } } }],
           readinessProbe: { httpGet: { scheme: 'HTTPS', path: '/readyz', port: s.securePort }, periodSeconds: 2, failureThreshold: 3 },
+          // A replica that exits on a bad config says why in its termination message, which
+          // StaticPodsDegraded and `kubectl describe` show without a log read.
+          terminationMessagePolicy: 'FallbackToLogsOnError',
           volumeMounts: [
             { name: 'resource-dir', mountPath: '/etc/kubernetes/static-pod-resources' },
             { name: 'cert-dir', mountPath: '/etc/kubernetes/static-pod-certs' },
