@@ -29,6 +29,8 @@ export const components: Readonly<Record<string, ComponentEntry>> = {
   'machine-controller': { load: async () => (await import('../operators/machine-api/machine/component.ts')).start },
   // OpenShift's cluster-machine-approver: approves joining machines' node client certificates.
   'machine-approver': { load: async () => (await import('../operators/machine-approver/component.ts')).start },
+  // Like OpenShift's image, the kube-apiserver operator and the installer its pods run: the first argument picks the program.
+  'cluster-kube-apiserver-operator': { load: async () => (await import('../operators/kube-apiserver/component.ts')).start },
 };
 
 /** `shipyard.local/<name>:v<version>`: a registry host with a dot, so no reference normalization touches it. */

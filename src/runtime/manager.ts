@@ -14,7 +14,7 @@ import { ApiClient } from './client.ts';
 import { realClock, type Clock } from './clock.ts';
 import type { ControllerContext } from './context.ts';
 import type { Controller } from './controller.ts';
-import { createEventRecorder } from './events.ts';
+import { createEventRecorder, type EventRecorderOptions } from './events.ts';
 import { InformerFactory } from './informer-factory.ts';
 import type { KubeAccess } from './kubeconfig.ts';
 import { candidateIdentity, runLeaderElection } from './leader-election.ts';
@@ -43,6 +43,8 @@ export interface ManagerOptions {
   clock?: Clock;
   /** Workers per controller unless the controller says otherwise. */
   informerBackoff?: { initialMs?: number; maxMs?: number };
+  /** The event recorder's spam filter, client-go's unless given (an operator telling a rollout's story needs more). */
+  events?: Pick<EventRecorderOptions, 'spamBurst' | 'spamRefillMs'>;
 }
 
 export interface RunningManager {
@@ -68,7 +70,7 @@ export function startManager(options: ManagerOptions): RunningManager {
       backoff: options.informerBackoff,
       onError: (resource, err) => logger.debug({ resource, err: String(err) }, 'informer reconnecting'),
     });
-    const recorder = createEventRecorder({ kubeConfig: options.kubeConfig, component: options.component, host: hostname(), signal });
+    const recorder = createEventRecorder({ kubeConfig: options.kubeConfig, component: options.component, host: hostname(), signal, ...options.events });
     const ctx: ControllerContext = { client, informers, recorder, logger, metrics, clock };
     try {
       const controllers = await options.controllers(ctx);

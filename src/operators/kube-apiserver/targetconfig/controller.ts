@@ -20,6 +20,7 @@ import { errorText, isAlreadyExists } from '../../../runtime/client.ts';
 import type { ControllerContext, EventSubject } from '../../../runtime/context.ts';
 import { Controller } from '../../../runtime/controller.ts';
 import { refOf, resources } from '../../../runtime/resources.ts';
+import { getPath } from '../../../runtime/sparse-config.ts';
 import { statusTargetOf, updateStatus } from '../../../runtime/update-status.ts';
 import { renderConfig, renderPodData, targetConfigDegradedCondition, unsupportedOverridesCondition, type PodSettings } from './render.ts';
 
@@ -35,6 +36,13 @@ export interface TargetConfigControllerOptions {
   readonly namespace?: string;
   /** What the events are about: the operator's Deployment unless given. */
   readonly eventSubject?: EventSubject;
+  /**
+   * Paths of `spec.observedConfig` without which nothing is rendered (upstream's gate, reference
+   * §5): a revision cut before the observers have written them would start servers without,
+   * e.g., their store. A missing one is a Warning event `ConfigMissing` and no write; the
+   * observer's write of the CR brings the sync back.
+   */
+  readonly requiredObservedConfig?: readonly (readonly string[])[];
 }
 
 const managed = (state: string | undefined): boolean => state === 'Managed' || state === 'Force';
@@ -79,6 +87,16 @@ export function createTargetConfigController(ctx: ControllerContext, o: TargetCo
   const reconcile = async (key: string) => {
     const cr = crs.store.get(key);
     if (!cr || key !== CR_NAME || !managed(cr.spec?.managementState)) return;
+    const observed = cr.spec?.observedConfig;
+    const missing = (o.requiredObservedConfig ?? []).find((path) => {
+      const v = getPath(observed, path);
+      return v === undefined || v === null || (Array.isArray(v) && v.length === 0);
+    });
+    if (missing) {
+      ctx.recorder.event(subject, 'Warning', 'ConfigMissing', `${missing.join('.')} missing from config`);
+      logger.info({ path: missing.join('.') }, 'observed config incomplete; nothing rendered');
+      return;
+    }
     const config = renderConfig(cr.spec);
     let syncError: string | undefined;
     if (config.ok) {
