@@ -75,10 +75,10 @@ describe('apiserver --config (config-file.ts)', () => {
     assert.match(errorOf(() => parseKubeAPIServerConfig(FILE, '- a\n')), /: must be an object, not a list$/);
   });
 
-  it('maps the store URL (a container path) to the store and the data directory beside it', () => {
+  it('takes the store URL as the datacenter names it (not a container path): the store, and the data directory beside it', () => {
     const o = resolveYaml('storageConfig: {urls: ["file:///var/lib/shipyard/store"]}');
-    assert.equal(o.storeDir, '/host/pod/var/lib/shipyard/store');
-    assert.equal(o.dataDir, '/host/pod/var/lib/shipyard');
+    assert.equal(o.storeDir, '/var/lib/shipyard/store');
+    assert.equal(o.dataDir, '/var/lib/shipyard');
     const flagged = resolveYaml('storageConfig: {urls: ["file:///var/lib/shipyard/store"]}', { 'data-dir': ['/d'] });
     assert.deepEqual([flagged.dataDir, flagged.storeDir], ['/d', undefined], '--data-dir wins, with its own store/');
     assert.throws(() => resolveApiServerOptions({ flags: {} }, fakeFiles()), /--data-dir or a --config with storageConfig.urls/);

@@ -224,11 +224,15 @@ function portRange(v: string): PortRange {
   return { base: lo, size: hi - lo + 1 };
 }
 
-/** The store URL's directory and the data directory beside it (the contract with the operator). */
-function storeLocation(config: KubeAPIServerConfig | undefined, files: FileAccess): { dataDir: string; storeDir: string } | undefined {
+/**
+ * The store URL's directory and the data directory beside it (the contract with the operator).
+ * Not a container path: like an etcd member's URL, it names the store where the datacenter
+ * keeps it, shared by every master's replica, so it is used as it is, not mapped under the pod.
+ */
+function storeLocation(config: KubeAPIServerConfig | undefined): { dataDir: string; storeDir: string } | undefined {
   const url = config?.storageConfig?.urls?.[0];
   if (!url) return undefined;
-  const storeDir = files.hostPath(decodeURIComponent(new URL(url).pathname).replace(/\/+$/, ''));
+  const storeDir = decodeURIComponent(new URL(url).pathname).replace(/\/+$/, '');
   return { dataDir: dirname(storeDir), storeDir };
 }
 
@@ -279,7 +283,7 @@ export function resolveApiServerOptions(input: ResolveInput, files: FileAccess):
   const args = mergeArguments(defaults, config ? typedFieldArguments(config) : {}, (config?.apiServerArguments ?? {}) as Arguments, flags);
   checkArguments(args);
   const flagDataDir = one(flags, 'data-dir');
-  const store = storeLocation(config, files);
+  const store = storeLocation(config);
   if (!flagDataDir && !store) throw new StartupError('kube-apiserver: --data-dir or a --config with storageConfig.urls (file:///<data dir>/store) is required');
   const bind = one(args, 'bind-address')!;
   const sans = listItems(args['tls-san'] ?? []).filter(Boolean);

@@ -79,7 +79,8 @@ describe('kube-apiserver component from a rendered config.yaml', () => {
       [
         'apiVersion: kubecontrolplane.config.openshift.io/v1',
         'kind: KubeAPIServerConfig',
-        'storageConfig: {urls: ["file:///var/lib/shipyard/store"]}',
+        // The store as the datacenter names it (a host path, not under the pod's rootfs).
+        `storageConfig: {urls: ["file://${join(rootfs, 'var/lib/shipyard/store')}"]}`,
         // The node's flags win: this bind address is what a config shared by every master would say.
         'servingInfo:',
         '  bindAddress: "127.9.9.9:6443"',
@@ -101,7 +102,7 @@ describe('kube-apiserver component from a rendered config.yaml', () => {
       await proc.exited;
       rmSync(rootfs, { recursive: true, force: true });
     });
-    // The data directory is the store URL's parent, at its container path under the rootfs.
+    // The data directory is the store URL's parent.
     const dataDir = join(rootfs, 'var/lib/shipyard');
     await until('the server is ready', async () => existsSync(join(dataDir, 'kubeconfig')) && (await kubectl(dataDir, ['get', '--raw', '/readyz'])).stdout === 'ok', { timeoutMs: 90_000, everyMs: 200 });
     assert.ok(existsSync(join(dataDir, 'store', 'state.db')));
@@ -164,7 +165,7 @@ describe('kube-apiserver component from a rendered config.yaml', () => {
   it('minTLSVersion VersionTLS13 refuses a TLS 1.2 client', async (t) => {
     const rootfs = mkdtempSync(join(tmpdir(), 'shipyard-kas-config-'));
     const port = await freePort();
-    writeConfig(rootfs, 'apiVersion: kubecontrolplane.config.openshift.io/v1\nkind: KubeAPIServerConfig\nstorageConfig: {urls: ["file:///var/lib/shipyard/store"]}\nservingInfo: {minTLSVersion: VersionTLS13}\n');
+    writeConfig(rootfs, `apiVersion: kubecontrolplane.config.openshift.io/v1\nkind: KubeAPIServerConfig\nstorageConfig: {urls: ["file://${join(rootfs, 'var/lib/shipyard/store')}"]}\nservingInfo: {minTLSVersion: VersionTLS13}\n`);
     const proc = startComponent(rootfs, [`--config=${CONFIG}`, '--bind-address=127.0.0.1', `--secure-port=${port}`, '--v=0']);
     t.after(async () => {
       if (proc.child.exitCode === null && proc.child.signalCode === null) proc.child.kill('SIGKILL');
@@ -180,7 +181,7 @@ describe('kube-apiserver component from a rendered config.yaml', () => {
   it('a bad config exits non-zero, naming the file and the field on stderr', async (t) => {
     const rootfs = mkdtempSync(join(tmpdir(), 'shipyard-kas-config-'));
     t.after(() => rmSync(rootfs, { recursive: true, force: true }));
-    writeConfig(rootfs, 'apiVersion: kubecontrolplane.config.openshift.io/v1\nkind: KubeAPIServerConfig\nstorageConfig: {urls: ["file:///var/lib/shipyard/store"]}\nservingInfo: {minTLSVersion: TLS12}\n');
+    writeConfig(rootfs, `apiVersion: kubecontrolplane.config.openshift.io/v1\nkind: KubeAPIServerConfig\nstorageConfig: {urls: ["file://${join(rootfs, 'var/lib/shipyard/store')}"]}\nservingInfo: {minTLSVersion: TLS12}\n`);
     const proc = startComponent(rootfs, [`--config=${CONFIG}`, '--bind-address=127.0.0.1', `--secure-port=${await freePort()}`]);
     assert.equal(await proc.exited, 1);
     assert.match(proc.stderr(), new RegExp(`--config=${CONFIG.replace(/\./g, '\\.')}: servingInfo\\.minTLSVersion: Unsupported value: "TLS12": supported values: "VersionTLS10", "VersionTLS11", "VersionTLS12", "VersionTLS13"`));
