@@ -109,22 +109,38 @@ describe('shipyard up: the local datacenter (e2e)', { timeout: 900_000 }, () => 
   });
 
   it('runs the control plane as static pods with mirror pods', async () => {
-    const expected = ['kube-apiserver-master-0'];
-    for (let i = 0; i < 3; i++) expected.push(`kube-controller-manager-master-${i}`, `kube-scheduler-master-${i}`);
+    // The bootstrap API server from `shipyard render`, in the operand's namespace as upstream's.
+    const expected = ['openshift-kube-apiserver/bootstrap-kube-apiserver-master-0'];
+    for (let i = 0; i < 3; i++) expected.push(`kube-system/kube-controller-manager-master-${i}`, `kube-system/kube-scheduler-master-${i}`);
     const pods = await pollUntil(
       'a Running mirror pod for every static pod',
       async () => {
-        const items = (await json(['pods', '-n', 'kube-system'])).items as Json[];
-        const running = items.filter((p) => p.status?.phase === 'Running').map((p) => p.metadata.name);
+        const items = (await json(['pods', '-A'])).items as Json[];
+        const running = items.filter((p) => p.status?.phase === 'Running').map((p) => `${p.metadata.namespace}/${p.metadata.name}`);
         return expected.every((n) => running.includes(n)) ? items : undefined;
       },
       { timeoutMs: 30_000, intervalMs: 500 },
     );
-    for (const p of pods.filter((p: Json) => expected.includes(p.metadata.name))) {
+    for (const p of pods.filter((p: Json) => expected.includes(`${p.metadata.namespace}/${p.metadata.name}`))) {
       assert.equal(p.metadata.annotations['kubernetes.io/config.source'], 'file');
       assert.ok(p.metadata.annotations['kubernetes.io/config.mirror']);
       assert.equal(p.metadata.ownerReferences?.[0]?.kind, 'Node');
     }
+  });
+
+  it('boots the API server from `shipyard render` output, and holds the facts the kube-apiserver operator observes', async () => {
+    const pod = await json(['pod', 'bootstrap-kube-apiserver-master-0', '-n', 'openshift-kube-apiserver']);
+    const args = pod.spec.containers[0].args as string[];
+    assert.equal(args[0], '--config=/etc/kubernetes/config/kube-apiserver-config.yaml', args.join(' '));
+    assert.ok(!args.some((a) => a.startsWith('--data-dir') || a.startsWith('--service-cluster-ip-range')), 'the store and the Service range come from the config');
+    const config = readFileSync(join(dataDir, 'nodes', 'master-0', 'root', 'etc', 'kubernetes', 'bootstrap-configs', 'kube-apiserver-config.yaml'), 'utf8');
+    assert.match(config, new RegExp(`file://${join(dataDir, 'store')}`));
+    assert.match(config, new RegExp(`servicesSubnet: ${addresses().serviceCIDR.replace(/[.]/g, '\\.')}`));
+    const ep = await json(['endpoints', 'host-etcd', '-n', 'kube-system']);
+    assert.equal(ep.metadata.annotations['storage.shipyard.io/sqlite-store'], join(dataDir, 'store'));
+    const installConfig = (await json(['configmap', 'cluster-config-v1', '-n', 'kube-system'])).data['install-config'];
+    assert.match(installConfig, new RegExp(`- ${addresses().serviceCIDR.replace(/[.]/g, '\\.')}`));
+    assert.doesNotMatch(installConfig, /sshKey/, 'none: the nodes booted from configs rendered without one');
   });
 
   it('places one pod of an anti-affine Deployment and explains why the other is Pending; drain is refused by the PDB', async () => {

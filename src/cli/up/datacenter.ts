@@ -11,6 +11,7 @@
  */
 import { mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import type { KubernetesObject } from '@kubernetes/client-node';
 import type { Logger } from 'pino';
 import { ensureServingPki } from '../../apiserver/auth/pki.ts';
 import { ensureTokenAuthenticator } from '../../apiserver/auth/tokens.ts';
@@ -35,6 +36,7 @@ import { createNodeHost, type NodeHost } from '../../node/node-host.ts';
 import { startServiceProxy } from '../../node/service-proxy/index.ts';
 import { builtinImage, componentNames, launcherPath } from '../components.ts';
 import { controlPlaneFiles } from './bootstrap-ignition.ts';
+import { bootstrapManifests, linkSharedDataDir, renderBootstrap, type BootstrapApiServer } from './bootstrap-render.ts';
 import { nodeIgnition, renderMachineConfigBootstrap, type MachineConfigBootstrap } from './machine-config.ts';
 import type { LoadedPayload } from '../../release/payload.ts';
 import { SERVER_PORT } from '../../operators/machine-config/operator/names.ts';
@@ -64,6 +66,8 @@ export interface Datacenter {
   readonly cloudUrl: string;
   /** What the nodes booted from, for the install to create in the API (machine-config.ts). */
   readonly machineConfig: MachineConfigBootstrap;
+  /** What `shipyard render` wrote for the cluster to hold (bootstrap-render.ts), for the install to create. */
+  readonly bootstrapManifests: readonly KubernetesObject[];
   rows(): Promise<NodeRow[]>;
   /** True once every node is registered and Ready. */
   allReady(): Promise<boolean>;
@@ -163,6 +167,8 @@ export async function startDatacenter(o: DatacenterOptions): Promise<Datacenter>
   function startNode(instance: Readonly<Instance>, nodeDir: string): { done: Promise<void> } {
     const controller = new AbortController();
     const root = join(nodeDir, 'root');
+    // After first boot, so the role is the kubelet unit's (a master Machine added later gets it too).
+    if (instanceRole(instance) === 'master') linkSharedDataDir(root, dataDir);
     const done = (async () => {
       const kubeletKubeconfig = await kubeletCredential({ nodeName: instance.name, nodeRoot: root, apiUrl, pkiDir, logger: logger.child({ component: 'kubelet' }), signal: controller.signal });
       if (controller.signal.aborted) return;
@@ -255,11 +261,13 @@ export async function startDatacenter(o: DatacenterOptions): Promise<Datacenter>
     syncBackends();
     await cloud.resume();
   } else {
-    for (let i = 0; i < spec.masters; i++) await launch(masterName(i), i === 0);
-    for (let i = 0; i < spec.workers; i++) await launch(workerName(i), false);
+    // The bootstrap API server runs on master-0 from render's output, outside the revision system.
+    const bootstrapApiServer = renderBootstrap({ dataDir, apiUrl, block, apiPort: 6443 });
+    for (let i = 0; i < spec.masters; i++) await launch(masterName(i), i === 0 ? bootstrapApiServer : undefined);
+    for (let i = 0; i < spec.workers; i++) await launch(workerName(i));
   }
 
-  async function launch(name: string, runApiServer: boolean): Promise<void> {
+  async function launch(name: string, bootstrapApiServer?: BootstrapApiServer): Promise<void> {
     const existing = cloud.list({ name }).find((i) => i.state !== 'terminated');
     if (existing) return;
     const role = roleOf(name);
@@ -273,15 +281,11 @@ export async function startDatacenter(o: DatacenterOptions): Promise<Datacenter>
         role === 'master'
           ? controlPlaneFiles({
               dataDir,
-              apiPort: 6443,
-              apiUrl,
               controllerManagerKubeconfig,
               schedulerKubeconfig,
-              sans: baseSans,
-              runApiServer,
+              bootstrapApiServer,
               leaseDurationSeconds: o.leaseDurationSeconds ?? 137,
               nodeMonitorGracePeriod: o.nodeMonitorGracePeriod,
-              serviceCIDR: block.serviceCIDR,
               podCIDR: block.podCIDR,
             })
           : [],
@@ -318,6 +322,7 @@ export async function startDatacenter(o: DatacenterOptions): Promise<Datacenter>
     cloud,
     cloudUrl: cloudServer.url,
     machineConfig,
+    bootstrapManifests: bootstrapManifests(dataDir),
     rows,
     async allReady() {
       const all = await rows();

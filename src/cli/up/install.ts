@@ -133,6 +133,8 @@ export interface InstallConfig {
    * read; without it the platform is `None` and the Machine API operator runs in NoOp mode.
    */
   readonly machineAPI?: MachineApiInstall;
+  /** What `shipyard render` wrote for the cluster to hold (the operand's namespace, host-etcd, cluster-config-v1), created first. */
+  readonly bootstrapManifests?: readonly KubernetesObject[];
 }
 
 async function waitFor(what: string, check: () => Promise<boolean>, signal: AbortSignal, timeoutMs = 60_000): Promise<void> {
@@ -153,6 +155,17 @@ export async function bootstrapClusterVersion(client: ApiClient, payload: Loaded
   const existing = await client.get(cvRef, undefined, 'version').then(() => true, () => false);
   if (existing) return 'exists';
   const render = (m: LoadedPayload['manifests'][number]): KubernetesObject => renderManifestObject(m.object, { ReleaseImage: payload.release.image }) as KubernetesObject;
+  // Render's manifests first, as bootkube creates them: the bootstrap API server's mirror pod
+  // waits for its namespace, and the kube-apiserver operator observes host-etcd and
+  // cluster-config-v1 from its first sync.
+  if (install.bootstrapManifests?.length) {
+    const served = await discoverResources(client);
+    for (const m of install.bootstrapManifests) {
+      const ref = served.byKind(m.apiVersion!, m.kind!);
+      if (!ref) throw new Error(`bootstrap: ${m.kind} ${m.metadata?.name}: kind ${m.apiVersion} ${m.kind} is not served`);
+      await client.createIfMissing(ref, structuredClone(m));
+    }
+  }
   // The payload's CRDs first (bootkube applies the installer's copies of them).
   const crds = payload.manifests.filter((m) => m.kind === 'CustomResourceDefinition');
   for (const m of crds) await client.createIfMissing(crdRef, render(m));

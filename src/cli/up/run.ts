@@ -234,6 +234,7 @@ export async function runUp(opts: UpOptions): Promise<void> {
           serviceNetworkCIDR: addresses.serviceCIDR,
           masters: spec.masters,
           machineConfig: { boot: dc.machineConfig, pkiDir: join(dataDir, 'pki') },
+          bootstrapManifests: dc.bootstrapManifests,
           machineAPI: {
             infraName: spec.infraName ?? `shipyard-${spec.block ?? 0}`,
             instances: dc.cloud.list().filter((i) => i.state !== 'terminated').map((i) => ({ name: i.name, role: i.tags['shipyard.io/role'] === 'master' ? 'master' : 'worker', type: i.type, zone: i.zone, providerID: i.providerID })),
