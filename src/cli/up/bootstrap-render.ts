@@ -10,8 +10,8 @@
  * that key from the same ConfigMap, and the nodes booted from configs rendered without one
  * (machine-config.ts); with one, every node would roll at install.
  */
-import { existsSync, mkdirSync, readdirSync, readFileSync, readlinkSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import type { KubernetesObject } from '@kubernetes/client-node';
 import { parse, stringify } from 'yaml';
 import { installConfigFile } from '../../operators/kube-apiserver/render/inputs.ts';
@@ -64,21 +64,3 @@ export function bootstrapManifests(dataDir: string): KubernetesObject[] {
     .map((f) => parse(readFileSync(join(dir, f), 'utf8')) as KubernetesObject);
 }
 
-/**
- * Every master sees the cluster's data directory (the SQLite store and the servers' identity
- * material beside it) at the same path as the host, as a real master would mount shared storage:
- * a link in its root, which the API server pods mount by hostPath (render.ts `dataDirOf`). The
- * link is the machine's, not Ignition's (Ignition's links stay inside the root), so it is
- * (re)made at every boot.
- */
-export function linkSharedDataDir(nodeRoot: string, dataDir: string): void {
-  const link = join(nodeRoot, dataDir);
-  try {
-    if (readlinkSync(link) === dataDir) return;
-    rmSync(link, { force: true });
-  } catch {
-    // Not there yet, or not a link: made below.
-  }
-  mkdirSync(dirname(link), { recursive: true });
-  symlinkSync(dataDir, link);
-}

@@ -36,7 +36,7 @@ import { createNodeHost, type NodeHost } from '../../node/node-host.ts';
 import { startServiceProxy } from '../../node/service-proxy/index.ts';
 import { builtinImage, componentNames, launcherPath } from '../components.ts';
 import { controlPlaneFiles } from './bootstrap-ignition.ts';
-import { bootstrapManifests, linkSharedDataDir, renderBootstrap, type BootstrapApiServer } from './bootstrap-render.ts';
+import { bootstrapManifests, renderBootstrap, type BootstrapApiServer } from './bootstrap-render.ts';
 import { nodeIgnition, renderMachineConfigBootstrap, type MachineConfigBootstrap } from './machine-config.ts';
 import type { LoadedPayload } from '../../release/payload.ts';
 import { SERVER_PORT } from '../../operators/machine-config/operator/names.ts';
@@ -167,8 +167,6 @@ export async function startDatacenter(o: DatacenterOptions): Promise<Datacenter>
   function startNode(instance: Readonly<Instance>, nodeDir: string): { done: Promise<void> } {
     const controller = new AbortController();
     const root = join(nodeDir, 'root');
-    // After first boot, so the role is the kubelet unit's (a master Machine added later gets it too).
-    if (instanceRole(instance) === 'master') linkSharedDataDir(root, dataDir);
     const done = (async () => {
       const kubeletKubeconfig = await kubeletCredential({ nodeName: instance.name, nodeRoot: root, apiUrl, pkiDir, logger: logger.child({ component: 'kubelet' }), signal: controller.signal });
       if (controller.signal.aborted) return;

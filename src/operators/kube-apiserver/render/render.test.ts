@@ -83,15 +83,8 @@ describe('renderBootstrapAssets', () => {
       '--tls-san=$(HOST_IP)',
       ...['127.0.2.1', '127.66.0.1', 'localhost', 'kubernetes', 'kubernetes.default', 'kubernetes.default.svc', 'kubernetes.default.svc.cluster.local'].map((s) => `--tls-san=${s}`),
     ]);
-    // The config from the node; the store's directory at the path its URL names.
-    assert.deepEqual(c.volumeMounts, [
-      { name: 'config', mountPath: '/etc/kubernetes/config', readOnly: true },
-      { name: 'data-dir', mountPath: '/data/c2' },
-    ]);
-    assert.deepEqual(pod.spec.volumes, [
-      { name: 'config', hostPath: { path: '/etc/kubernetes/bootstrap-configs' } },
-      { name: 'data-dir', hostPath: { path: '/data/c2' } },
-    ]);
+    assert.deepEqual(c.volumeMounts, [{ name: 'config', mountPath: '/etc/kubernetes/config', readOnly: true }]);
+    assert.deepEqual(pod.spec.volumes, [{ name: 'config', hostPath: { path: '/etc/kubernetes/bootstrap-configs' } }]);
     assert.equal(pod.spec.terminationGracePeriodSeconds, 80);
     assert.equal(c.readinessProbe.httpGet.path, '/readyz');
   });

@@ -16,7 +16,6 @@
  *   every revision's pod. Its file name is the revisions' (the installer's revision 1 replaces
  *   it); its pod name is not, so the installer never takes it for a revision's mirror pod.
  */
-import { dirname } from 'node:path';
 import type { V1ConfigMap, V1Endpoints } from '@kubernetes/client-node';
 import { addressAt } from '../../../api/cidr.ts';
 import { kubeAPIServerNamespace } from '../../../api/operator/index.ts';
@@ -89,16 +88,6 @@ function servingNames(inputs: RenderInputs, servicesSubnet: string): string[] {
   return [new URL(inputs.apiServerURL).hostname, addressAt(firstServiceNetwork, 1), 'localhost', 'kubernetes', 'kubernetes.default', 'kubernetes.default.svc', 'kubernetes.default.svc.cluster.local'];
 }
 
-/**
- * The store's parent, where the server finds its store and identity material: a master sees the
- * cluster's shared data directory at the same path as the host does (the datacenter links it
- * into every master's root, as a shared volume), and the pod mounts it there, so the store URL
- * means the same inside the container and out.
- */
-export function dataDirOf(inputs: Pick<RenderInputs, 'storeDir'>): string {
-  return dirname(inputs.storeDir);
-}
-
 function bootstrapPod(inputs: RenderInputs, config: SparseConfig, o: RenderOptions): Manifest {
   const grace = Number(config.gracefulTerminationDuration);
   const sans = servingNames(inputs, String(config.servicesSubnet));
@@ -133,16 +122,12 @@ function bootstrapPod(inputs: RenderInputs, config: SparseConfig, o: RenderOptio
           ],
           env: [{ name: 'HOST_IP', valueFrom: { fieldRef: { fieldPath: 'status.hostIP' } } }],
           readinessProbe: { httpGet: { scheme: 'HTTPS', path: '/readyz', port: o.securePort }, periodSeconds: 2, failureThreshold: 3 },
-          volumeMounts: [
-            { name: 'config', mountPath: bootstrapConfigMountDir, readOnly: true },
-            { name: 'data-dir', mountPath: dataDirOf(inputs) },
-          ],
+          // No volume for the store: its URL names the storage every replica shares, as an
+          // etcd member's URL does, and the server uses it as it is.
+          volumeMounts: [{ name: 'config', mountPath: bootstrapConfigMountDir, readOnly: true }],
         },
       ],
-      volumes: [
-        { name: 'config', hostPath: { path: bootstrapConfigHostDir } },
-        { name: 'data-dir', hostPath: { path: dataDirOf(inputs) } },
-      ],
+      volumes: [{ name: 'config', hostPath: { path: bootstrapConfigHostDir } }],
     },
   };
 }
