@@ -216,7 +216,9 @@ export async function materializeVolumes(pod: V1Pod, podDir: string, deps: Volum
       const base = hostPaths.get(m.name);
       if (!base) throw new MountError(m.name, `container ${c.name}: volumeMount "${m.name}" names no volume of the pod`);
       const hostPath = m.subPath ? safeKeyPath(base, m.subPath) : base;
-      const link = join(rootfs, m.mountPath);
+      // `/etc/kubernetes/` (as the kube-apiserver operator's installer pods mount it) names the same
+      // directory as `/etc/kubernetes`, but a link path ending in a slash cannot be created.
+      const link = join(rootfs, m.mountPath).replace(/(.)\/+$/, '$1');
       mkdirSync(dirname(link), { recursive: true });
       try {
         lstatSync(link);
