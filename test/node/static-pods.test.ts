@@ -9,6 +9,7 @@ import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { stringify } from 'yaml';
+import { resources } from '../../src/runtime/resources.ts';
 import { appContainer, condition, containerStatus, pidGone, pidIn, startNode, until, type NodeUnderTest } from './support.ts';
 
 const NODE = 'master-static-0';
@@ -80,5 +81,28 @@ describe('kubelet: static pods', () => {
     await until('the mirror pod to be gone', async () => !(await mirror()));
     await until('the static pod process to be gone', () => pidGone(pid));
     assert.equal(existsSync(manifest), false);
+  });
+
+  it('a mirror the API refuses (its namespace not created yet) holds back no other mirror, and follows once it can', async () => {
+    const dir = join(manifest, '..');
+    const staticPod = (name: string, namespace: string) => ({
+      apiVersion: 'v1',
+      kind: 'Pod',
+      metadata: { name, namespace },
+      spec: { terminationGracePeriodSeconds: 1, containers: [appContainer('app', ['serve'])] },
+    });
+    // Scanned in name order: the refused one first, as the bootstrap API server's manifest is.
+    writeFileSync(join(dir, 'aaa-waits.yaml'), stringify(staticPod('waits', 'created-later')));
+    writeFileSync(join(dir, 'bbb-other.yaml'), stringify(staticPod('other', 'kube-system')));
+    try {
+      await until('the other mirror pod', async () => (await n.pod(`other-${NODE}`, 'kube-system'))?.status?.phase === 'Running');
+      assert.equal(await n.pod(`waits-${NODE}`, 'created-later'), undefined);
+      await n.client.create(resources.namespaces, { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'created-later' } });
+      await until('the refused mirror pod, once its namespace exists', async () => (await n.pod(`waits-${NODE}`, 'created-later'))?.status?.phase === 'Running');
+    } finally {
+      rmSync(join(dir, 'aaa-waits.yaml'), { force: true });
+      rmSync(join(dir, 'bbb-other.yaml'), { force: true });
+    }
+    await until('both static pods gone', async () => !(await n.pod(`other-${NODE}`, 'kube-system')) && !(await n.pod(`waits-${NODE}`, 'created-later')));
   });
 });

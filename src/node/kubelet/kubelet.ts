@@ -14,7 +14,7 @@ import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
 import type { Logger } from 'pino';
 import type { V1Node, V1Pod } from '@kubernetes/client-node';
-import { isAlreadyExists, isConflict, isNotFound, type ApiClient } from '../../runtime/client.ts';
+import { errorText, isAlreadyExists, isConflict, isNotFound, type ApiClient } from '../../runtime/client.ts';
 import type { EventSink } from '../../runtime/context.ts';
 import { resources } from '../../runtime/resources.ts';
 import type { ContainerRuntime } from '../container-runtime.ts';
@@ -545,7 +545,9 @@ export class Kubelet {
         this.statics.set(key, entry);
         entry.worker.requestSync();
       }
-      await this.ensureMirror(entry);
+      // One mirror the API refuses (its namespace not created yet, as the bootstrap API
+      // server's before the install) must not hold back the others': each is retried next scan.
+      await this.ensureMirror(entry).catch((err: unknown) => this.o.logger.debug({ node: this.nodeName, pod: key, err: errorText(err) }, 'mirror pod not created yet; retrying'));
     }
   }
 
