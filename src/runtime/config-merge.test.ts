@@ -93,7 +93,7 @@ describe('runtime/config-merge', () => {
     it('a good stack passes, with its nulls dropped', () => {
       const r = validate([...base(), { name: 'unsupportedConfigOverrides', content: 'apiServerArguments:\n  v: ["6"]\nservingInfo:\n  minTLSVersion: null\n' }]);
       assert.ok(r.ok, r.ok ? '' : r.errors.map(formatConfigError).join('\n'));
-      assert.deepEqual(r.config.apiServerArguments, { v: ['6'], 'shutdown-delay-duration': ['15s'] });
+      assert.deepEqual(r.config.apiServerArguments, { v: ['6'], 'shutdown-delay-duration': ['5s'] });
       assert.equal(Object.hasOwn(r.config.servingInfo as object, 'minTLSVersion'), false);
       assert.deepEqual(r.config.storageConfig, { urls: ['file:///var/lib/shipyard/store'] });
     });

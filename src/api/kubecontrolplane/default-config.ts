@@ -24,11 +24,13 @@ export const intermediateCipherSuites = [
 ] as const;
 
 /**
- * A fresh copy each call, so no caller can change another's. The shutdown delay is 15 s rather
- * than upstream's 70 s: Shipyard's load balancer checks `/readyz` every 5 s, so two failed
- * checks and a margin drain a replica, and a rollout over three masters stays minutes shorter.
- * The grace period is that delay, 60 s for in-flight requests and 5 s to spare (upstream's 135 s
- * is 70 + 60 + 5).
+ * A fresh copy each call, so no caller can change another's. The shutdown delay is 5 s rather
+ * than upstream's 70 s (sized for cloud load balancers that check every 10 s, several times):
+ * the datacenter's load balancer checks each replica's `/readyz` every second and drops it at
+ * the first failure, so 5 s is that many checks with room for a loaded machine, and each
+ * master's turn in a rollout (and the bootstrap server's handover) stays seconds long. The
+ * grace period is that delay, 60 s for in-flight requests and 5 s to spare (upstream's 135 s is
+ * 70 + 60 + 5).
  */
 export function defaultKubeAPIServerConfig(): KubeAPIServerConfig {
   return {
@@ -36,7 +38,7 @@ export function defaultKubeAPIServerConfig(): KubeAPIServerConfig {
     kind,
     apiServerArguments: {
       v: ['2'],
-      'shutdown-delay-duration': ['15s'],
+      'shutdown-delay-duration': ['5s'],
     },
     servingInfo: {
       bindNetwork: 'tcp4',
@@ -44,6 +46,6 @@ export function defaultKubeAPIServerConfig(): KubeAPIServerConfig {
       cipherSuites: [...intermediateCipherSuites],
     },
     servicesNodePortRange: '30000-32767',
-    gracefulTerminationDuration: '80',
+    gracefulTerminationDuration: '70',
   };
 }

@@ -43,7 +43,7 @@ describe('renderBootstrapAssets', () => {
       assert.equal(c.servicesSubnet, '127.66.0.0/16');
       assert.deepEqual(c.admissionPluginConfig['openshift.io/RestrictedEndpointsAdmission'].configuration.restrictedCIDRs, ['127.160.0.0/12', '127.66.0.0/16']);
       // The operator's default layer is under it.
-      assert.deepEqual(c.apiServerArguments['shutdown-delay-duration'], ['15s']);
+      assert.deepEqual(c.apiServerArguments['shutdown-delay-duration'], ['5s']);
     });
   }
 
@@ -85,7 +85,7 @@ describe('renderBootstrapAssets', () => {
     ]);
     assert.deepEqual(c.volumeMounts, [{ name: 'config', mountPath: '/etc/kubernetes/config', readOnly: true }]);
     assert.deepEqual(pod.spec.volumes, [{ name: 'config', hostPath: { path: '/etc/kubernetes/bootstrap-configs' } }]);
-    assert.equal(pod.spec.terminationGracePeriodSeconds, 80);
+    assert.equal(pod.spec.terminationGracePeriodSeconds, 70);
     assert.equal(c.readinessProbe.httpGet.path, '/readyz');
   });
 

@@ -104,7 +104,7 @@ function bootstrapPod(inputs: RenderInputs, config: SparseConfig, o: RenderOptio
       hostNetwork: true,
       priorityClassName: 'system-node-critical',
       tolerations: [{ operator: 'Exists' }],
-      terminationGracePeriodSeconds: Number.isInteger(grace) && grace > 0 ? grace : 80,
+      terminationGracePeriodSeconds: Number.isInteger(grace) && grace > 0 ? grace : 70,
       containers: [
         {
           name: 'kube-apiserver',

@@ -33,7 +33,7 @@ describe('renderConfig', () => {
     assert.equal(c.servicesSubnet, '127.64.0.0/16');
     assert.deepEqual((c.apiServerArguments as Record<string, unknown>).v, ['6']);
     // Untouched default keys stay.
-    assert.deepEqual((c.apiServerArguments as Record<string, unknown>)['shutdown-delay-duration'], ['15s']);
+    assert.deepEqual((c.apiServerArguments as Record<string, unknown>)['shutdown-delay-duration'], ['5s']);
   });
 
   it('the same spec gives the same bytes whatever the key order', () => {
@@ -92,7 +92,7 @@ describe('renderPodManifest', () => {
     assert.ok(c.args.includes('--tls-san=localhost'));
     assert.deepEqual(c.readinessProbe.httpGet, { scheme: 'HTTPS', path: '/readyz', port: 6443 });
     assert.equal(m.spec.hostNetwork, true);
-    assert.equal(m.spec.terminationGracePeriodSeconds, 80);
+    assert.equal(m.spec.terminationGracePeriodSeconds, 70);
   });
 
   it('takes the grace period from the config', () => {

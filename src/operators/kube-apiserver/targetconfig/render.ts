@@ -91,7 +91,7 @@ export interface PodSettings {
  */
 export function renderPodManifest(spec: Pick<DeepReadonly<KubeAPIServerSpec>, 'logLevel'> | undefined, config: SparseConfig, s: PodSettings): Record<string, unknown> {
   const grace = Number(config.gracefulTerminationDuration);
-  const gracePeriod = Number.isInteger(grace) && grace > 0 ? grace : (s.defaultGracePeriodSeconds ?? 80);
+  const gracePeriod = Number.isInteger(grace) && grace > 0 ? grace : (s.defaultGracePeriodSeconds ?? 70);
   const args = [
     `--config=${renderedConfigPath}`,
     `--v=${operandVerbosity(spec?.logLevel)}`,
