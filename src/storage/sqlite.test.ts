@@ -258,6 +258,39 @@ describe('sqlite backend', () => {
     }
   });
 
+  it('stops the checkpoint thread when no checkpoint is asked for, and starts it again for the next', async () => {
+    const path = freshPath();
+    const reports: CheckpointReport[] = [];
+    const threads: string[] = [];
+    const b = await openSqliteBackend({ path, checkpoints: { everyWrites: 5, idleStopMs: 20, onCheckpoint: (r) => reports.push(r), onThread: (e) => threads.push(e) } });
+    let i = 0;
+    const writeUntil = async (cond: () => boolean, what: string): Promise<void> => {
+      const deadline = performance.now() + 30_000;
+      while (!cond()) {
+        if (performance.now() > deadline) throw new Error(`timed out waiting for ${what}: ${JSON.stringify({ reports, threads })}`);
+        await Promise.all(Array.from({ length: 5 }, () => b.create(`/idle/${i++}`, 'v')));
+        await new Promise((r) => setTimeout(r, 5));
+      }
+    };
+    try {
+      await writeUntil(() => reports.some((r) => r.where === 'thread'), 'a checkpoint on the thread');
+      await eventually(() => threads.at(-1) === 'exited', 'the idle thread to exit');
+      const before = reports.length;
+      await writeUntil(() => reports.slice(before).some((r) => r.where === 'thread'), 'a checkpoint on a thread started again');
+      assert.ok(threads.filter((e) => e === 'started').length >= 2, JSON.stringify(threads));
+    } finally {
+      await b.close();
+    }
+    // Every thread started has exited by the time close resolves.
+    assert.equal(threads.filter((e) => e === 'started').length, threads.filter((e) => e === 'exited').length, JSON.stringify(threads));
+    const again = await openSqliteBackend({ path });
+    try {
+      assert.equal((await again.list('/idle/', {})).kvs.length, i);
+    } finally {
+      await again.close();
+    }
+  });
+
   it('replays a quiet prefix from a wide window of history, in order and complete', async () => {
     // 12,000 sequential writes: durability is not what this test is about, so no fsync per write.
     const backend = await openSqliteBackend({ path: freshPath(), watchRingSize: 10, replayPageSize: 2, durability: 'process-crash-only' });
