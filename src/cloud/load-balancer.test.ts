@@ -138,6 +138,26 @@ describe('TCP load balancer', () => {
     assert.ok(paths.includes('/readyz') && paths.includes('/livez'));
   });
 
+  it('an https health check with a CA verifies the chain at every probe: another CA fails it', async () => {
+    const { cert, key } = await selfSignedCertificate();
+    const other = await selfSignedCertificate();
+    const https = createHttpsServer({ cert, key }, (_req, res) => res.end());
+    await new Promise<void>((resolve) => https.listen(0, '127.0.0.1', resolve));
+    cleanups.push(() => new Promise<void>((resolve) => (https.close(() => resolve()), https.closeAllConnections())));
+    const port = (https.address() as AddressInfo).port;
+    const backends = [{ host: '127.0.0.1', port }];
+    const trusted = await startLoadBalancer({ host: '127.0.0.1', port: 0, backends, healthCheck: { kind: 'https', path: '/readyz', ca: cert }, intervalMs: 60_000 });
+    const untrusted = await startLoadBalancer({ host: '127.0.0.1', port: 0, backends, healthCheck: { kind: 'https', path: '/readyz', ca: other.cert }, intervalMs: 60_000 });
+    cleanups.push(() => trusted.close(), () => untrusted.close());
+    // Several rounds: the CA's context is made once and serves every probe.
+    for (let round = 0; round < 3; round++) {
+      await trusted.checkNow();
+      await untrusted.checkNow();
+      assert.equal(trusted.backends()[0]?.healthy, true, `round ${round}`);
+      assert.equal(untrusted.backends()[0]?.healthy, false, `round ${round}`);
+    }
+  });
+
   it('takes a backend out after unhealthyThreshold failed checks and back after healthyThreshold passes, never cutting a connection it carries', async () => {
     const { cert, key } = await selfSignedCertificate();
     /** An HTTPS backend that answers its name, and /readyz as the test says. */
