@@ -86,7 +86,10 @@ describe('renderPodManifest', () => {
     assert.deepEqual({ apiserver: m.metadata.labels.apiserver, revision: m.metadata.labels.revision }, { apiserver: 'true', revision: 'REVISION' });
     const c = m.spec.containers[0];
     assert.equal(c.image, pod.image);
-    assert.ok(c.args.includes('--config=/etc/kubernetes/static-pod-resources/kube-apiserver-pod-REVISION/configmaps/config/config.yaml'));
+    // The revision's directory is mounted at static-pod-resources: the config is read inside it.
+    assert.ok(c.args.includes('--config=/etc/kubernetes/static-pod-resources/configmaps/config/config.yaml'));
+    assert.deepEqual(c.volumeMounts.find((v: any) => v.name === 'resource-dir').mountPath, '/etc/kubernetes/static-pod-resources');
+    assert.deepEqual(m.spec.volumes.find((v: any) => v.name === 'resource-dir').hostPath.path, '/etc/kubernetes/static-pod-resources/kube-apiserver-pod-REVISION');
     assert.ok(c.args.includes('--v=4'));
     assert.ok(c.args.includes('--bind-address=$(HOST_IP)'));
     assert.ok(c.args.includes('--tls-san=localhost'));

@@ -18,7 +18,10 @@ import type { SparseConfig } from '../../../runtime/sparse-config.ts';
 
 /** Where the installer puts revision N's copies; `REVISION` is replaced by it on the node (installer/install.ts). */
 export const revisionResourceDir = '/etc/kubernetes/static-pod-resources/kube-apiserver-pod-REVISION';
-export const renderedConfigPath = `${revisionResourceDir}/configmaps/config/config.yaml`;
+/** Where the pod mounts that directory (volume `resource-dir`), as upstream's pod does. */
+export const resourceMountPath = '/etc/kubernetes/static-pod-resources';
+/** The revision's config as the server sees it: a container path, inside the mounted revision directory. */
+export const renderedConfigPath = `${resourceMountPath}/configmaps/config/config.yaml`;
 
 /** The ConfigMap keys, as upstream names them. */
 export const configKey = 'config.yaml';
@@ -126,7 +129,7 @@ export function renderPodManifest(spec: Pick<DeepReadonly<KubeAPIServerSpec>, 'l
           // StaticPodsDegraded and `kubectl describe` show without a log read.
           terminationMessagePolicy: 'FallbackToLogsOnError',
           volumeMounts: [
-            { name: 'resource-dir', mountPath: '/etc/kubernetes/static-pod-resources' },
+            { name: 'resource-dir', mountPath: resourceMountPath },
             { name: 'cert-dir', mountPath: '/etc/kubernetes/static-pod-certs' },
           ],
         },
