@@ -26,6 +26,7 @@ import { machineConfigServer } from '../../api/machineconfiguration/index.ts';
 import { bootstrapClusterVersion, buildReleases, DEFAULT_RELEASE_VERSION, releaseImage, TEST_RELEASE_VERSION } from './install.ts';
 import { loadReleaseImage, releaseRef } from '../release.ts';
 import { createProgressView, nodeTable, renderSummary, type NodeRow } from './progress.ts';
+import { capYoungGeneration } from '../heap-growth.ts';
 
 /**
  * Whether the install (or, on a resume, the work) can go on: a new cluster waits for every node
@@ -138,6 +139,8 @@ async function newClusterBlock(dataDir: string, shape: Shape): Promise<number> {
 
 export async function runUp(opts: UpOptions): Promise<void> {
   const started = Date.now();
+  // The datacenter host is as busy a process as the API server (kubelets, heartbeats, balancers).
+  capYoungGeneration();
   const { dataDir } = opts;
   const chosenRelease = releaseOverride(opts);
   const release = claimDataDir(dataDir);
