@@ -17,7 +17,6 @@ import { PerformanceObserver } from 'node:perf_hooks';
 const DEFAULT_PERCENT = 100;
 
 export function applyHeapGrowthPolicy(env: NodeJS.ProcessEnv = process.env): void {
-  capYoungGeneration(env);
   const raw = env.SHIPYARD_HEAP_GROWING_PERCENT;
   const percent = raw === undefined || raw === '' ? DEFAULT_PERCENT : Number(raw);
   if (!Number.isInteger(percent) || percent <= 0) return;
@@ -26,20 +25,21 @@ export function applyHeapGrowthPolicy(env: NodeJS.ProcessEnv = process.env): voi
 }
 
 /**
- * V8 doubles a busy process's young generation up to 16 MiB per semi-space (32 MiB resident)
- * and keeps it. Capped at 4 MiB, an idle default cluster's `shipyard up` held 102-105 MiB
- * instead of 132-140 and its API server 108 instead of 116-150, for the same CPU over install
- * and idle; the API server spent the same CPU per create (0.153 ms against 0.156, 6,000
- * creates, three runs each). At 1 or 2 MiB creates cost 10% more CPU.
+ * For a process whose command line is not ours (`shipyard up`; pods get
+ * `--max-semi-space-size=4` from the process runtime, node/runtimes/process.ts): V8 doubles a
+ * busy process's young generation up to 16 MiB per semi-space (32 MiB resident) and keeps it.
+ * Idle after a default install, `shipyard up` held 132-140 MiB uncapped, 102-121 capped at
+ * 4 MiB, for the same CPU over install and idle (3.4-3.6 s).
  */
 const DEFAULT_SEMI_SPACE_MIB = 4;
 
 /**
  * Stops the young generation growing past `SHIPYARD_MAX_SEMI_SPACE_MB` MiB per semi-space
- * (default 4; 0 leaves V8's own limit). V8 reads `--max-semi-space-size` only when it sets the
- * heap up, before any of our code runs, but reads `--semi-space-growth-factor` at each growth:
- * once the young generation has reached the cap, a factor of 1 keeps it there. The flags are
- * the process's, so its worker threads are capped too.
+ * (default 4; 0 leaves V8's own limit). V8 reads `--max-semi-space-size` only when it sets a
+ * heap up, but `--semi-space-growth-factor` at each growth: once the young generation has
+ * reached the cap, a factor of 1 keeps it there. Setting up a new isolate (a worker thread
+ * starting) puts the factor back to 2, so every collection that finds the young generation at
+ * or past the cap sets it again: after a thread starts, it may grow once more.
  */
 export function capYoungGeneration(env: NodeJS.ProcessEnv = process.env): void {
   const raw = env.SHIPYARD_MAX_SEMI_SPACE_MB;
@@ -47,14 +47,10 @@ export function capYoungGeneration(env: NodeJS.ProcessEnv = process.env): void {
   if (!Number.isInteger(mib) || mib <= 0) return;
   // Both semi-spaces: what getHeapSpaceStatistics reports as the new space's size.
   const cap = 2 * mib * 1024 * 1024;
-  const reached = (): boolean => (getHeapSpaceStatistics().find((s) => s.space_name === 'new_space')?.space_size ?? 0) >= cap;
-  const stop = (): void => setFlagsFromString('--semi-space-growth-factor=1');
-  if (reached()) return stop();
+  const hold = (): void => {
+    if ((getHeapSpaceStatistics().find((s) => s.space_name === 'new_space')?.space_size ?? 0) >= cap) setFlagsFromString('--semi-space-growth-factor=1');
+  };
+  hold();
   // Each collection is reported soon after it ends; a growth happens only in a collection.
-  const observer = new PerformanceObserver(() => {
-    if (!reached()) return;
-    stop();
-    observer.disconnect();
-  });
-  observer.observe({ entryTypes: ['gc'] });
+  new PerformanceObserver(hold).observe({ entryTypes: ['gc'] });
 }
