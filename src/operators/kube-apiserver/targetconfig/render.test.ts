@@ -113,6 +113,13 @@ describe('renderPodData', () => {
     assert.ok((parse(data['pod.yaml']!) as any).spec.containers[0].args.includes('--v=10'));
   });
 
+  it('pod.yaml keeps the revision label a string once the installer puts the number in', () => {
+    const text = renderPodData({}, configOf({}), { ...pod, operatorVersion: '0.2.0' })['pod.yaml']!;
+    const installed = parse(text.replaceAll('REVISION', '7')) as any;
+    assert.equal(installed.metadata.labels.revision, '7');
+    assert.equal(installed.spec.containers[0].readinessProbe.httpGet.port, 6443, 'numbers stay numbers');
+  });
+
   it('an unset reason is empty', () => {
     assert.equal(renderPodData({}, configOf({}), { ...pod, operatorVersion: '0.2.0' }).forceRedeploymentReason, '');
   });

@@ -145,7 +145,9 @@ export function renderPodManifest(spec: Pick<DeepReadonly<KubeAPIServerSpec>, 'l
 /** The `kube-apiserver-pod` ConfigMap's data. */
 export function renderPodData(spec: Pick<DeepReadonly<KubeAPIServerSpec>, 'logLevel' | 'forceRedeploymentReason'> | undefined, config: SparseConfig, s: PodSettings & { readonly operatorVersion: string }): Record<string, string> {
   return {
-    [podKeys.pod]: stringify(renderPodManifest(spec, config, s)),
+    // Every string quoted: the installer replaces REVISION in the text, and `revision: REVISION`
+    // would become the number 1, which no label may be (upstream's template quotes it too).
+    [podKeys.pod]: stringify(renderPodManifest(spec, config, s), { defaultStringType: 'QUOTE_DOUBLE', defaultKeyType: 'PLAIN' }),
     [podKeys.forceRedeploymentReason]: spec?.forceRedeploymentReason ?? '',
     [podKeys.version]: s.operatorVersion,
   };
