@@ -47,8 +47,13 @@ export function capYoungGeneration(env: NodeJS.ProcessEnv = process.env): void {
   if (!Number.isInteger(mib) || mib <= 0) return;
   // Both semi-spaces: what getHeapSpaceStatistics reports as the new space's size.
   const cap = 2 * mib * 1024 * 1024;
+  // Set once per size reached: setting V8 flags is not free, and a collection only needs it after a growth.
+  let heldAt = 0;
   const hold = (): void => {
-    if ((getHeapSpaceStatistics().find((s) => s.space_name === 'new_space')?.space_size ?? 0) >= cap) setFlagsFromString('--semi-space-growth-factor=1');
+    const size = getHeapSpaceStatistics().find((s) => s.space_name === 'new_space')?.space_size ?? 0;
+    if (size < cap || size === heldAt) return;
+    setFlagsFromString('--semi-space-growth-factor=1');
+    heldAt = size;
   };
   hold();
   // Each collection is reported soon after it ends; a growth happens only in a collection.
