@@ -11,6 +11,7 @@ import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { stringify } from 'yaml';
+import { resources } from '../../src/runtime/resources.ts';
 import { appContainer, condition, containerStatus, pidGone, pidIn, startNode, until, type NodeUnderTest } from './support.ts';
 
 const NODE = 'master-replace-0';
@@ -100,6 +101,18 @@ describe('kubelet: a changed static pod manifest replaces the pod, old stopped f
     await until('the old pod to be stopped and its mirror gone', async () => pidGone(previousPid) && !(await n.pod(MIRROR, 'kube-system')));
     writeFileSync(join(manifests, 'api-ish-pod.yaml'), manifest(4));
     await replacedBy(4);
+  });
+
+  it('a mirror pod whose static pod is gone (its deletion failed while the API was away) is deleted at a later scan', async () => {
+    const orphan = `bootstrap-api-ish-${NODE}`;
+    await n.client.create(resources.pods, {
+      apiVersion: 'v1',
+      kind: 'Pod',
+      metadata: { name: orphan, namespace: 'kube-system', annotations: { 'kubernetes.io/config.mirror': 'gone', 'kubernetes.io/config.source': 'file' } },
+      spec: { nodeName: NODE, containers: [{ name: 'app', image: 'gone' }] },
+    });
+    await until('the orphaned mirror pod to be deleted', async () => !(await n.pod(orphan, 'kube-system')));
+    assert.ok(await n.pod(MIRROR, 'kube-system'), 'the mirror of the running static pod stays');
   });
 
   it('the same pod moved to another file: a replacement too, never two at once', async () => {

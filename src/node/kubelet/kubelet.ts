@@ -549,6 +549,21 @@ export class Kubelet {
       // server's before the install) must not hold back the others': each is retried next scan.
       await this.ensureMirror(entry).catch((err: unknown) => this.o.logger.debug({ node: this.nodeName, pod: key, err: errorText(err) }, 'mirror pod not created yet; retrying'));
     }
+    if (this.registered) await this.deleteOrphanedMirrors(wanted);
+  }
+
+  /**
+   * Mirror pods on this node whose static pod is gone, as kube's kubelet cleans them up: the
+   * deletion when the pod left may have failed, as it does when that pod was the API server
+   * itself (a bootstrap server replaced by the operator's revision), and would otherwise show
+   * a stopped pod Running forever.
+   */
+  private async deleteOrphanedMirrors(wanted: ReadonlyMap<string, unknown>): Promise<void> {
+    for (const p of this.o.boundPods()) {
+      if (!p.metadata?.annotations?.['kubernetes.io/config.mirror'] || p.metadata.deletionTimestamp) continue;
+      if (wanted.has(`${p.metadata.namespace}/${p.metadata.name}`)) continue;
+      await this.deleteMirror(p).catch((err: unknown) => this.o.logger.debug({ node: this.nodeName, pod: p.metadata?.name, err: errorText(err) }, 'orphaned mirror pod not deleted yet; retrying'));
+    }
   }
 
   private async ensureMirror(entry: StaticEntry): Promise<void> {
