@@ -23,21 +23,11 @@ export interface PidRegistry {
   remove(pgid: number): void;
 }
 
-/**
- * V8 doubles a busy process's young generation up to 16 MiB per semi-space (32 MiB resident)
- * and keeps it. At 4 MiB the API server spent the same CPU per create (0.145-0.158 ms against
- * 0.148-0.163, 6,000 creates, three runs each) and held 112 MiB after them instead of
- * 136-147; at 1 or 2 MiB creates cost 10% more CPU. V8 reads the limit only on the command
- * line (each isolate's heap is set up from it, worker threads' included), so the runtime sets
- * it for every Node program a pod runs.
- */
-const NODE_FLAGS = ['--max-semi-space-size=4'];
-
 function programFor(entrypoint: string): { file: string; prefix: string[] } {
   const ext = extname(entrypoint);
-  if (ext === '.js' || ext === '.mjs' || ext === '.cjs') return { file: process.execPath, prefix: [...NODE_FLAGS, entrypoint] };
+  if (ext === '.js' || ext === '.mjs' || ext === '.cjs') return { file: process.execPath, prefix: [entrypoint] };
   // An imported image's own TypeScript program (the built-in images' launchers are .js and run compiled code).
-  if (ext === '.ts' || ext === '.mts') return { file: process.execPath, prefix: [...NODE_FLAGS, '--import', import.meta.resolve('tsx'), entrypoint] };
+  if (ext === '.ts' || ext === '.mts') return { file: process.execPath, prefix: ['--import', import.meta.resolve('tsx'), entrypoint] };
   return { file: entrypoint, prefix: [] };
 }
 

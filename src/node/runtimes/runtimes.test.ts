@@ -76,24 +76,6 @@ process.on('SIGTERM', () => { console.log('bye'); process.exit(0); });`);
     await assert.rejects(rt.start(spec({ image: 'example.test/none:1' })), /not in the local image store/);
   });
 
-  it('process: a Node program runs with its young generation capped at 4 MiB per semi-space', async () => {
-    const program = join(dir, 'young.mjs');
-    writeFileSync(program, `import { getHeapSpaceStatistics } from 'node:v8';
-let live = [];
-for (let round = 0; round < 200; round++) {
-  for (let i = 0; i < 10000; i++) { live.push({ i, s: 'x' + i }); if (live.length > 20000) live = []; }
-  await new Promise((r) => setImmediate(r));
-}
-console.log('new space', getHeapSpaceStatistics().find((s) => s.space_name === 'new_space').space_size / 1048576);`);
-    const images = openImageStore(join(dir, 'images'));
-    images.import('example.test/young:1', { entrypoint: program });
-    const s = spec({ image: 'example.test/young:1' });
-    const exit = await (await createProcessRuntime({ images }).start(s)).exited;
-    assert.equal(exit.exitCode, 0);
-    // Both semi-spaces; V8's own limit would let this churn (20,000 live objects) grow it to 32.
-    assert.match(readFileSync(s.logPath, 'utf8'), / stdout F new space 8\n$/);
-  });
-
   it('inline: runs a component in-process until stopped; a throw is exit 1', async () => {
     const seen: string[] = [];
     const rt = createInlineRuntime({
