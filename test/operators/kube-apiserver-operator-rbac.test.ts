@@ -14,7 +14,7 @@ import { resources } from '../../src/runtime/resources.ts';
 import { startTestServer, type TestServer } from '../support/server.ts';
 import { until } from '../support/until.ts';
 
-const manifest = (f: string) => new URL(`../../src/release/payload/staged/0000_20_kube-apiserver-operator_${f}`, import.meta.url).pathname;
+const manifest = (f: string) => new URL(`../../src/release/payload/manifests/0000_20_kube-apiserver-operator_${f}`, import.meta.url).pathname;
 const NS = 'openshift-kube-apiserver';
 const OPERATOR_NS = 'openshift-kube-apiserver-operator';
 const LEGACY_NS = 'openshift-cluster-kube-apiserver-operator';

@@ -36,7 +36,7 @@ const OPERATOR_IMAGE = 'shipyard.local/cluster-kube-apiserver-operator:v0.1.0';
 // An address of the loopback range no other test uses, standing in for the pod's IP.
 const POD_IP = '127.93.47.17';
 const SLOW = { timeoutMs: 60_000 };
-const staged = (f: string) => new URL(`../../src/release/payload/staged/0000_20_kube-apiserver-operator_${f}`, import.meta.url).pathname;
+const staged = (f: string) => new URL(`../../src/release/payload/manifests/0000_20_kube-apiserver-operator_${f}`, import.meta.url).pathname;
 export const kubeAPIServerOperatorManifests = ['00_namespace.yaml', '02_rbac.yaml', '03_installer-rbac.yaml', '04_config.cr.yaml', '07_clusteroperator.yaml'].map(staged);
 
 describe('kube-apiserver operator against a real API server, as its ServiceAccount', { timeout: 180_000 }, () => {
