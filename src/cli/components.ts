@@ -22,7 +22,6 @@ export const components: Readonly<Record<string, ComponentEntry>> = {
   'machine-config-controller': { load: async () => (await import('../operators/machine-config/controller/component.ts')).start },
   'machine-config-server': { load: async () => (await import('../operators/machine-config/server/component.ts')).start },
   'machine-config-daemon': { load: async () => (await import('../operators/machine-config/daemon/component.ts')).start },
-  'oauth-proxy': { load: async () => (await import('../operators/machine-config/oauth-proxy/component.ts')).start },
   // Like OpenShift's image, one image for the operator and three of its controllers: its first argument picks the program.
   'machine-api-operator': { load: async () => (await import('../operators/machine-api/component.ts')).start },
   // The platform's provider image (images.json clusterAPIControllerShipyard): the machine controller alone.

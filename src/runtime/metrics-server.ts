@@ -1,17 +1,26 @@
 /**
  * A component's `/metrics` endpoint: its metrics registry in Prometheus' text format over plain
- * HTTP on one address (a pod's IP, as controllers serve theirs), plus `/healthz`. It serves
- * only what the registry holds; whatever guards it (an authenticating proxy in the pod) is the
- * deployment's business. Stops when the signal aborts.
+ * HTTP on one address (a pod's IP, as controllers serve theirs), plus `/healthz`. Stops when
+ * the signal aborts.
  *
- * Or on a Unix socket, for a component on the host network whose proxy shares a volume with it
- * (the machine-config daemon): a fixed loopback port would be taken by the first node's daemon,
- * since every node of a Shipyard datacenter shares the machine's loopback.
+ * Or guarded, as controller-runtime's secure metrics serving does it (no proxy process beside
+ * the component): HTTPS with a mounted serving certificate, reloaded when it changes
+ * (serving-cert.ts), and every request let through only once the API server has said who the
+ * caller is and that they may read it (delegated-auth.ts).
+ *
+ * Or on a Unix socket, for a reader in the same pod: on the host network a fixed loopback port
+ * would be taken by the first node's component, since every node of a Shipyard datacenter
+ * shares the machine's loopback.
  */
 import { rmSync } from 'node:fs';
-import { createServer, type Server } from 'node:http';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { createServer as createHttpsServer, type Server as HttpsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import type { Registry } from 'prom-client';
+import type { Cancel } from './clock.ts';
+import type { DelegatedAuth } from './delegated-auth.ts';
+import type { Logger } from './logger.ts';
+import { MIN_TLS_VERSION, readServingPair, reloadServingCert } from './serving-cert.ts';
 import { socketPath } from './unix-socket.ts';
 
 export interface MetricsServerOptions {
@@ -21,6 +30,11 @@ export interface MetricsServerOptions {
   /** A Unix socket path instead of `address`; a socket file left there by an earlier run is replaced. */
   readonly socketPath?: string;
   readonly signal: AbortSignal;
+  /** Serve HTTPS with this pair (read again every `reloadIntervalMs`, default 30 s); needs `logger`. */
+  readonly tls?: { readonly certFile: string; readonly keyFile: string; readonly reloadIntervalMs?: number };
+  /** Answer only callers it allows, every path included; needs `logger` (for reviews that fail). */
+  readonly auth?: DelegatedAuth;
+  readonly logger?: Logger;
 }
 
 export interface RunningMetricsServer {
@@ -44,7 +58,7 @@ export async function serveMetrics(o: MetricsServerOptions): Promise<RunningMetr
   const tcp = o.address === undefined ? undefined : parseMetricsAddress(o.address);
   // Container paths are long; a socket's may not be (unix-socket.ts).
   const socket = o.socketPath === undefined ? undefined : socketPath(o.socketPath);
-  const server: Server = createServer((req, res) => {
+  const serve = (req: IncomingMessage, res: ServerResponse): void => {
     const path = (req.url ?? '/').split('?')[0];
     if (req.method !== 'GET' && req.method !== 'HEAD') {
       res.writeHead(405, { allow: 'GET, HEAD' }).end();
@@ -62,7 +76,17 @@ export async function serveMetrics(o: MetricsServerOptions): Promise<RunningMetr
       (text) => res.writeHead(200, { 'content-type': o.registry.contentType }).end(req.method === 'HEAD' ? undefined : text),
       (err: unknown) => res.writeHead(500, { 'content-type': 'text/plain' }).end(String(err)),
     );
-  });
+  };
+  const guarded = o.auth === undefined ? serve : guard(o.auth, o.logger, serve);
+  let server: Server | HttpsServer;
+  let stopReload: Cancel = () => {};
+  if (o.tls) {
+    if (!o.logger) throw new Error('metrics server: serving TLS needs a logger');
+    const pair = readServingPair(o.tls.certFile, o.tls.keyFile);
+    const https = createHttpsServer({ ...pair, minVersion: MIN_TLS_VERSION }, guarded);
+    server = https;
+    stopReload = reloadServingCert(https, { certFile: o.tls.certFile, keyFile: o.tls.keyFile, initial: pair, logger: o.logger, intervalMs: o.tls.reloadIntervalMs });
+  } else server = createServer(guarded);
   await new Promise<void>((resolve, reject) => {
     const failed = (err: Error) => {
       socket?.close();
@@ -82,6 +106,7 @@ export async function serveMetrics(o: MetricsServerOptions): Promise<RunningMetr
   });
   const closed = new Promise<void>((resolve) => {
     const close = () => {
+      stopReload();
       server.close(() => {
         socket?.close();
         resolve();
@@ -94,4 +119,15 @@ export async function serveMetrics(o: MetricsServerOptions): Promise<RunningMetr
   if (!tcp) return { address: `unix:${o.socketPath}`, closed };
   const bound = server.address() as AddressInfo;
   return { address: `${bound.address}:${bound.port}`, closed };
+}
+
+function guard(auth: DelegatedAuth, logger: Logger | undefined, next: (req: IncomingMessage, res: ServerResponse) => void) {
+  if (!logger) throw new Error('metrics server: a guarded one needs a logger');
+  return (req: IncomingMessage, res: ServerResponse): void => {
+    void auth.check(req).then((d) => {
+      if (d.allowed) return next(req, res);
+      if (d.cause) logger.warn({ err: d.cause, path: req.url }, 'metrics request not reviewed');
+      res.writeHead(d.status, { 'content-type': 'text/plain; charset=utf-8' }).end(`${d.message}\n`);
+    });
+  };
 }

@@ -2,8 +2,8 @@
  * A Unix socket path that fits. Linux keeps a socket's path in 108 bytes, and libuv cuts a
  * longer one short without a word, so a server and its client would meet, if at all, at a
  * truncated name nobody chose. Container paths on a Shipyard node are long (a pod's rootfs lies
- * under `<data-dir>/nodes/<node>/pods/<uid>/`), so the shared metrics socket of the
- * machine-config daemon and its oauth-proxy is routinely past the limit. A longer path is
+ * under `<data-dir>/nodes/<node>/pods/<uid>/`), so a metrics socket in a pod's volume is
+ * routinely past the limit. A longer path is
  * reached through `/proc/self/fd/<fd>/<name>`, where `<fd>` is this process's open descriptor
  * of the socket's directory: the same file, by a name that fits (Linux only, as Shipyard is).
  */

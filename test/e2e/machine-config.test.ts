@@ -5,8 +5,8 @@
  * pool Degraded, `shipyard explain`, recovery once the router has room); B (`--masters 1
  * --workers 5`) rolls changes out across five workers with `maxUnavailable: 2`: pause and
  * resume, two configs writing one path, rendered names, SSH keys without a reboot, a KubeletConfig,
- * a hand edit and the force file, an unreconcilable user, daemon pods killed mid-update, and the
- * config server through the load balancer.
+ * a hand edit and the force file, an unreconcilable user, daemon pods killed mid-update, the
+ * config server through the load balancer, and each daemon's own guarded metrics.
  */
 import assert from 'node:assert/strict';
 import { mkdtempSync, readFileSync, statSync, writeFileSync } from 'node:fs';
@@ -84,6 +84,18 @@ function configServer(dc: Datacenter, path: string, headers: Record<string, stri
   const ca = readFileSync(join(dc.dataDir, 'pki', 'ca.crt'));
   return new Promise((resolve, reject) => {
     httpsGet({ host, port: 22623, path, ca, agent: false, headers }, (res) => {
+      let body = '';
+      res.setEncoding('utf8').on('data', (c: string) => (body += c));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
+    }).on('error', reject);
+  });
+}
+
+/** GET on a daemon's own metrics endpoint, TLS verified against the cluster CA (its certificate's signer chains to it). */
+function daemonMetrics(dc: Datacenter, host: string, token?: string): Promise<{ status: number; body: string }> {
+  const ca = readFileSync(join(dc.dataDir, 'pki', 'ca.crt'));
+  return new Promise((resolve, reject) => {
+    httpsGet({ host, port: 9001, path: '/metrics', ca, agent: false, headers: token ? { authorization: `Bearer ${token}` } : {} }, (res) => {
       let body = '';
       res.setEncoding('utf8').on('data', (c: string) => (body += c));
       res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
@@ -207,6 +219,27 @@ describe('machine-config operator acceptance (e2e)', { timeout: 900_000, concurr
       const plain = await configServer(dc, '/config/worker', { authorization: `Bearer ${token}` });
       assert.equal(plain.status, 200, plain.body);
       assert.equal(JSON.parse(plain.body).ignition.version, '2.2.0');
+    });
+
+    it('every daemon guards its own metrics on its node\'s address :9001: 401 without a token, 403 without GET /metrics, 200 for system:monitoring', async () => {
+      await dc.ok(['create', 'serviceaccount', 'scraper', '-n', 'default']);
+      await dc.ok(['create', 'serviceaccount', 'nobody', '-n', 'default']);
+      await dc.ok(['create', 'clusterrolebinding', 'e2e-scraper-monitoring', '--clusterrole=system:monitoring', '--serviceaccount=default:scraper']);
+      const scraper = (await dc.ok(['create', 'token', 'scraper', '-n', 'default'])).trim();
+      const nobody = (await dc.ok(['create', 'token', 'nobody', '-n', 'default'])).trim();
+      const pods = ((await dc.json(['pods', '-n', MCO_NS, '-l', 'k8s-app=machine-config-daemon'])).items as Json[]).filter((p) => p.status.phase === 'Running');
+      assert.equal(pods.length, 6, 'one daemon per node');
+      for (const pod of pods) {
+        const host = pod.status.podIP as string;
+        assert.deepEqual(pod.spec.containers.map((c: Json) => c.name), ['machine-config-daemon']);
+        await pollUntil(`${pod.spec.nodeName}'s daemon serving`, async () => (await daemonMetrics(dc, host).catch(() => ({ status: 0 }))).status === 401 || undefined, { timeoutMs: 60_000, intervalMs: 500 });
+        assert.deepEqual(await daemonMetrics(dc, host), { status: 401, body: 'Unauthorized\n' });
+        assert.equal((await daemonMetrics(dc, host, 'not-a-token')).status, 401);
+        assert.equal((await daemonMetrics(dc, host, nobody)).body, 'Forbidden (user=system:serviceaccount:default:nobody, verb=get, resource=, subresource=)\n');
+        const allowed = await daemonMetrics(dc, host, scraper);
+        assert.equal(allowed.status, 200, allowed.body);
+        assert.match(allowed.body, /^mcd_state\{state="[A-Za-z]+",reason="[^"]*"\} 1$/m, `${pod.spec.nodeName}: ${allowed.body.slice(0, 400)}`);
+      }
     });
 
     it('an SSH key change completes with no reboot (bootIDs unchanged)', async () => {

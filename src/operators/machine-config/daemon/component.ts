@@ -1,17 +1,17 @@
 /**
  * The machine-config-daemon component: `start [--kubeconfig K] [--v=N] [--node-name N]
  * [--root-mount /rootfs] [--drain-timeout 1m30s] [--metrics-socket PATH]
- * [--metrics-bind-address HOST:PORT]`, one per node (a DaemonSet pod). The node is NODE_NAME
+ * [--metrics-bind-address HOST:PORT [--tls-cert-file F --tls-private-key-file F]]`, one per node (a DaemonSet pod). The node is NODE_NAME
  * (the downward API's `spec.nodeName`) unless the flag names it; the node's root is the
  * container path `--root-mount` (the pod's hostPath volume of `/`), mapped to this host as every
  * component maps its volumes (runtime/container-path.ts). Its log is klog text, as OpenShift's
  * daemon writes it, so `kubectl logs ... -c machine-config-daemon` reads as the seed shows.
  *
- * `/metrics` is served on the Unix socket METRICS_SOCKET names (the operator's DaemonSet shares
- * it with the `oauth-proxy` container, which serves it over HTTPS on the node's address at
- * port 9001 to callers allowed to GET /metrics), or on `--metrics-bind-address`; with neither,
- * none are served. OpenShift's daemon listens on 127.0.0.1:8797 for its proxy; on a Shipyard
- * machine every node shares the loopback, so a fixed port would be one node's alone.
+ * `/metrics` is served on `--metrics-bind-address` (the operator's DaemonSet: the node's address,
+ * port 9001); with a serving certificate, over HTTPS to callers the API server authenticates and
+ * allows to GET /metrics (runtime/delegated-auth.ts), as OpenShift's oauth-proxy sidecar guarded
+ * it, without a second process on every node. Or, unguarded, on the Unix socket METRICS_SOCKET
+ * names; with neither, none are served.
  */
 import { parseDuration } from '../../../api/duration.ts';
 import type { ComponentContext } from '../../../runtime/component.ts';
@@ -20,6 +20,8 @@ import { containerPath } from '../../../runtime/container-path.ts';
 import { klogDestination } from '../../../runtime/klog.ts';
 import { loadKubeConfig } from '../../../runtime/kubeconfig.ts';
 import { createLogger } from '../../../runtime/logger.ts';
+import { ApiClient } from '../../../runtime/client.ts';
+import { createDelegatedAuth } from '../../../runtime/delegated-auth.ts';
 import { serveMetrics } from '../../../runtime/metrics-server.ts';
 import { COMPONENT, runDaemon } from './daemon.ts';
 import { createDaemonMetrics } from './metrics.ts';
@@ -34,6 +36,8 @@ export async function start(ctx: ComponentContext): Promise<void> {
     'drain-timeout': { type: 'string', default: '1m30s' },
     'metrics-socket': { type: 'string' },
     'metrics-bind-address': { type: 'string' },
+    'tls-cert-file': { type: 'string' },
+    'tls-private-key-file': { type: 'string' },
   });
   const nodeName = (values['node-name'] as string | undefined) || ctx.env.NODE_NAME;
   if (!nodeName) throw new Error(`${COMPONENT}: no node: set NODE_NAME (the DaemonSet takes it from spec.nodeName) or --node-name`);
@@ -49,20 +53,34 @@ export async function start(ctx: ComponentContext): Promise<void> {
   const logger = createLogger({ component: COMPONENT, level: ctx.env.SHIPYARD_LOG_LEVEL || undefined, destination: klogDestination() });
   const socket = (values['metrics-socket'] as string | undefined) || ctx.env.METRICS_SOCKET;
   const address = values['metrics-bind-address'] as string | undefined;
+  const certFile = values['tls-cert-file'] as string | undefined;
+  const keyFile = values['tls-private-key-file'] as string | undefined;
+  if (!certFile !== !keyFile) throw new Error(`${COMPONENT}: --tls-cert-file and --tls-private-key-file go together`);
+  if (certFile && !address) throw new Error(`${COMPONENT}: --tls-cert-file needs --metrics-bind-address`);
   const metrics = createDaemonMetrics(COMPONENT, { collectDefaults: !!(socket || address) });
   // Its own signal, so a daemon that fails stops it too, not only a stop from outside.
   const stopMetrics = new AbortController();
   ctx.signal.addEventListener('abort', () => stopMetrics.abort(), { once: true });
-  const metricsServer = address
-    ? await serveMetrics({ registry: metrics.registry, address, signal: stopMetrics.signal })
+  // Its own client: the reviews must not queue behind the daemon's watches and drains.
+  const reviewer = certFile ? new ApiClient(kubeConfig, { userAgent: `${COMPONENT}-metrics` }) : undefined;
+  const secure = certFile && keyFile && reviewer
+    ? { tls: { certFile: containerPath(certFile, ctx.rootfs), keyFile: containerPath(keyFile, ctx.rootfs) }, auth: createDelegatedAuth({ client: reviewer }), logger }
+    : {};
+  const metricsServer = await Promise.resolve(address
+    ? serveMetrics({ registry: metrics.registry, address, signal: stopMetrics.signal, ...secure })
     : socket
-      ? await serveMetrics({ registry: metrics.registry, socketPath: containerPath(socket, ctx.rootfs), signal: stopMetrics.signal })
-      : undefined;
+      ? serveMetrics({ registry: metrics.registry, socketPath: containerPath(socket, ctx.rootfs), signal: stopMetrics.signal })
+      : undefined,
+  ).catch((err: unknown) => {
+    reviewer?.close();
+    throw err;
+  });
   if (metricsServer) logger.info(`Serving metrics on ${metricsServer.address}`);
   try {
     await runDaemon({ nodeName, root, kubeConfig, signal: ctx.signal, logger, metrics, drainTimeoutMs }).done;
   } finally {
     stopMetrics.abort();
     await metricsServer?.closed;
+    reviewer?.close();
   }
 }

@@ -2,7 +2,8 @@
  * What the operator deploys, as OpenShift's MCO deploys it (its manifests/ folder), adapted to
  * Shipyard's nodes: the controller Deployment on the masters; the daemon DaemonSet on every node
  * (every taint tolerated, host network and PID namespace, privileged, the node's root mounted at
- * `/rootfs`, and an `oauth-proxy` container guarding its metrics); the server DaemonSet on the
+ * `/rootfs`, its metrics over HTTPS on the node's address for callers the API server allows, guarded
+ * in-process rather than by an `oauth-proxy` container: one process less per node); the server DaemonSet on the
  * masters (host network, port 22623); and the built-in `master` and `worker` pools. Pure
  * builders: the operator applies what they return with the CVO's typed merge (runtime/apply),
  * so a deleted workload comes back, an edit is reverted and a new image rolls out.
@@ -17,9 +18,6 @@ export interface OperandOptions {
   /** The release version, given to every operand as RELEASE_VERSION. */
   readonly releaseVersion: string;
 }
-
-/** Where the daemon serves its metrics for the proxy beside it: a socket in a volume only the pod's two containers share. */
-export const daemonMetricsSocket = '/var/run/machine-config-daemon/metrics.sock';
 
 const masterTolerations: V1Toleration[] = [
   { key: 'node-role.kubernetes.io/master', operator: 'Exists', effect: 'NoSchedule' },
@@ -92,32 +90,19 @@ export function daemonDaemonSet(o: OperandOptions): V1DaemonSet {
             {
               name: app,
               image: o.images.machineConfigDaemon,
-              args: ['start'],
-              env: [env('RELEASE_VERSION', o.releaseVersion), fieldEnv('NODE_NAME', 'spec.nodeName'), env('METRICS_SOCKET', daemonMetricsSocket)],
+              args: [
+                'start',
+                `--metrics-bind-address=$(POD_IP):${DAEMON_METRICS_PORT}`,
+                '--tls-cert-file=/etc/tls/private/tls.crt',
+                '--tls-private-key-file=/etc/tls/private/tls.key',
+              ],
+              // On the host network the pod's IP is its node's.
+              env: [env('RELEASE_VERSION', o.releaseVersion), fieldEnv('NODE_NAME', 'spec.nodeName'), fieldEnv('POD_IP', 'status.podIP')],
+              ports: [{ name: 'metrics', containerPort: DAEMON_METRICS_PORT, protocol: 'TCP' }],
               securityContext: { privileged: true, readOnlyRootFilesystem: false },
               volumeMounts: [
                 { name: 'rootfs', mountPath: '/rootfs', mountPropagation: 'HostToContainer' },
-                { name: 'metrics', mountPath: '/var/run/machine-config-daemon' },
-              ],
-              resources: requests,
-              terminationMessagePolicy: 'FallbackToLogsOnError',
-            },
-            {
-              name: 'oauth-proxy',
-              image: o.images.oauthProxy,
-              args: [
-                `--https-address=$(POD_IP):${DAEMON_METRICS_PORT}`,
-                `--upstream=unix://${daemonMetricsSocket}`,
-                '--tls-cert=/etc/tls/private/tls.crt',
-                '--tls-key=/etc/tls/private/tls.key',
-                // Whoever may GET /metrics on the API server may read the daemon's (kube's system:monitoring).
-                '--openshift-delegate-urls={"/": {"verb": "get"}}',
-              ],
-              env: [fieldEnv('POD_IP', 'status.podIP')],
-              ports: [{ name: 'metrics', containerPort: DAEMON_METRICS_PORT, protocol: 'TCP' }],
-              volumeMounts: [
                 { name: 'proxy-tls', mountPath: '/etc/tls/private' },
-                { name: 'metrics', mountPath: '/var/run/machine-config-daemon' },
               ],
               resources: requests,
               terminationMessagePolicy: 'FallbackToLogsOnError',
@@ -125,7 +110,6 @@ export function daemonDaemonSet(o: OperandOptions): V1DaemonSet {
           ],
           volumes: [
             { name: 'rootfs', hostPath: { path: '/' } },
-            { name: 'metrics', emptyDir: {} },
             { name: 'proxy-tls', secret: { secretName: secretNames.proxyTLS } },
           ],
         },

@@ -6,11 +6,11 @@
  * certificate re-issued for a new master's address needs no restart. There is no plain-HTTP
  * port (the MCO's 22624): the configs carry credentials.
  */
-import { readFileSync } from 'node:fs';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { createServer, type Server } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import type { Logger } from '../../../runtime/logger.ts';
+import { MIN_TLS_VERSION, readServingPair, reloadServingCert, type KeyPair } from '../../../runtime/serving-cert.ts';
 
 export interface ListenOptions {
   readonly bindAddress: string;
@@ -30,23 +30,14 @@ export interface RunningListener {
   close(): Promise<void>;
 }
 
-interface KeyPair {
-  readonly cert: string;
-  readonly key: string;
-}
-
-function readPair(certFile: string, keyFile: string): KeyPair {
-  return { cert: readFileSync(certFile, 'utf8'), key: readFileSync(keyFile, 'utf8') };
-}
-
 export async function listenConfigServer(options: ListenOptions): Promise<RunningListener> {
   let pair: KeyPair;
   try {
-    pair = readPair(options.certFile, options.keyFile);
+    pair = readServingPair(options.certFile, options.keyFile);
   } catch (err) {
     throw new Error(`machine-config-server: cannot read the serving certificate (${options.certFile}, ${options.keyFile}; the Secret machine-config-server-tls mounted): ${(err as Error).message}`);
   }
-  const server: Server = createServer({ ...pair, minVersion: 'TLSv1.2' }, options.handler);
+  const server: Server = createServer({ ...pair, minVersion: MIN_TLS_VERSION }, options.handler);
   // A booting machine's Ignition may hold a connection while it waits for a retry; never forever.
   server.requestTimeout = 60_000;
   server.headersTimeout = 30_000;
@@ -57,24 +48,7 @@ export async function listenConfigServer(options: ListenOptions): Promise<Runnin
       resolve();
     });
   });
-  const reload = setInterval(() => {
-    let next: KeyPair;
-    try {
-      next = readPair(options.certFile, options.keyFile);
-    } catch (err) {
-      options.logger.warn({ err: (err as Error).message }, 'serving certificate unreadable; keeping the one in use');
-      return;
-    }
-    if (next.cert === pair.cert && next.key === pair.key) return;
-    try {
-      server.setSecureContext({ ...next, minVersion: 'TLSv1.2' });
-      pair = next;
-      options.logger.info({ certFile: options.certFile }, 'serving certificate reloaded');
-    } catch (err) {
-      options.logger.warn({ err: (err as Error).message }, 'serving certificate and key do not make a pair; keeping the one in use');
-    }
-  }, options.reloadIntervalMs ?? 30_000);
-  reload.unref();
+  const stopReload = reloadServingCert(server, { certFile: options.certFile, keyFile: options.keyFile, initial: pair, logger: options.logger, intervalMs: options.reloadIntervalMs });
   const { address, port } = server.address() as AddressInfo;
   options.logger.info({ address, port }, 'machine-config server listening');
   let closing: Promise<void> | undefined;
@@ -83,7 +57,7 @@ export async function listenConfigServer(options: ListenOptions): Promise<Runnin
     port,
     close() {
       return (closing ??= new Promise<void>((resolve) => {
-        clearInterval(reload);
+        stopReload();
         server.close(() => resolve());
         server.closeAllConnections();
       }));
