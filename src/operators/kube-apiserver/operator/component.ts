@@ -12,8 +12,8 @@
  *                         failure up to the max (10s, 10m)
  *   --legacy-events-namespace   where events are mirrored (openshift-cluster-kube-apiserver-operator)
  *   --secure-port, --advertise-url, --tls-san   the operand's serving; the URL defaults to
- *                         Infrastructure `cluster` status.apiServerURL, the port to its port,
- *                         the names (serving.ts) are read from the cluster once at start
+ *                         Infrastructure `cluster` status.apiServerURL, the names (serving.ts)
+ *                         are read from the cluster once at start
  *   --metrics-bind-address   HOST:PORT; default POD_IP:8443 in a pod, none on a host
  *   --v                   accepted for upstream's command lines; the log level is SHIPYARD_LOG_LEVEL
  * The operator's version is OPERATOR_IMAGE_VERSION (upstream's), else RELEASE_VERSION.
@@ -87,7 +87,7 @@ export async function start(ctx: ComponentContext): Promise<void> {
     'installer-backoff': { type: 'string', default: '10s' },
     'installer-backoff-max': { type: 'string', default: '10m' },
     'legacy-events-namespace': { type: 'string', default: kubeAPIServerLegacyEventNamespace },
-    'secure-port': { type: 'string' },
+    'secure-port': { type: 'string', default: '6443' },
     'advertise-url': { type: 'string' },
     'tls-san': { type: 'string', multiple: true },
     'metrics-bind-address': { type: 'string' },
@@ -96,9 +96,8 @@ export async function start(ctx: ComponentContext): Promise<void> {
   const operatorImage = required('operator-image', values['operator-image'], 'OPERATOR_IMAGE');
   const minReadySeconds = Number(values['min-ready-seconds']);
   if (!Number.isInteger(minReadySeconds) || minReadySeconds < 0) throw new Error(`${operatorName}: --min-ready-seconds must be a non-negative integer, got "${String(values['min-ready-seconds'])}"`);
-  const portFlag = values['secure-port'] as string | undefined;
-  const securePortFlag = portFlag === undefined ? undefined : Number(portFlag);
-  if (securePortFlag !== undefined && (!Number.isInteger(securePortFlag) || securePortFlag < 1 || securePortFlag > 65535)) throw new Error(`${operatorName}: --secure-port must be a port number, got "${portFlag}"`);
+  const securePort = Number(values['secure-port']);
+  if (!Number.isInteger(securePort) || securePort < 1 || securePort > 65535) throw new Error(`${operatorName}: --secure-port must be a port number, got "${String(values['secure-port'])}"`);
   const backoff: BackoffSettings = { ...defaultBackoff, installer: { ...defaultBackoff.installer, baseMs: duration('installer-backoff', values['installer-backoff']), maxMs: duration('installer-backoff-max', values['installer-backoff-max']) } };
   const version = ctx.env.OPERATOR_IMAGE_VERSION || ctx.env.RELEASE_VERSION || '0.0.0-unknown';
   const extraSans = (values['tls-san'] as string[] | undefined) ?? [];
@@ -119,7 +118,7 @@ export async function start(ctx: ComponentContext): Promise<void> {
   try {
     const given = values['advertise-url'] as string | undefined;
     const serving = given
-      ? { advertiseUrl: given, securePort: 6443, tlsSans: extraSans }
+      ? { advertiseUrl: given, tlsSans: extraSans }
       : await readServing(kubeConfig, extraSans, (msg) => logger.warn({ err: msg }, 'waiting for the cluster serving facts'), ctx.signal);
     if (!serving) return;
     logger.info({ operandImage, operatorImage, version, advertiseUrl: serving.advertiseUrl }, 'starting');
@@ -135,7 +134,7 @@ export async function start(ctx: ComponentContext): Promise<void> {
       events: { spamBurst: 200, spamRefillMs: 1_000 },
       controllers: (c) => {
         const operator = createKubeAPIServerOperator(c, {
-          pod: { image: operandImage, securePort: securePortFlag ?? serving.securePort, advertiseUrl: serving.advertiseUrl, tlsSans: serving.tlsSans },
+          pod: { image: operandImage, securePort, advertiseUrl: serving.advertiseUrl, tlsSans: serving.tlsSans },
           operatorImage,
           operatorVersion: version,
           minReadyMs: minReadySeconds * 1000,

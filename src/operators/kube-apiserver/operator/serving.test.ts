@@ -9,14 +9,8 @@ describe('servingFrom', () => {
   it('advertises the load balancer\'s URL and serves its host, the kubernetes Service IP and names, and extra names', () => {
     assert.deepEqual(servingFrom(infra, network, ['api.example.test']), {
       advertiseUrl: 'https://127.0.2.1:6443',
-      securePort: 6443,
       tlsSans: ['127.0.2.1', '127.66.0.1', 'localhost', 'kubernetes', 'kubernetes.default', 'kubernetes.default.svc', 'kubernetes.default.svc.cluster.local', 'api.example.test'],
     });
-  });
-
-  it('serves on the load balancer\'s port, as the datacenter sends it to each master', () => {
-    assert.equal(servingFrom({ status: { apiServerURL: 'https://127.0.2.1:16443' } }, network).securePort, 16443);
-    assert.equal(servingFrom({ status: { apiServerURL: 'https://api.example.test' } }, network).securePort, 443);
   });
 
   it('takes the Network spec when its status is empty', () => {

@@ -1,9 +1,7 @@
 /**
  * How clients reach the operand, for its static pod's per-node flags (the G/H/I contract):
  * `--advertise-url` is the load balancer's URL, Infrastructure `cluster` `status.apiServerURL`
- * (what the installer recorded); every replica serves on that URL's port (upstream's is always
- * 6443; Shipyard's load balancer sends its port to the same port of each master, which
- * `shipyard up --api-port` chooses), and the serving certificate names what clients dial — that
+ * (what the installer recorded), and the serving certificate names what clients dial — that
  * URL's host, the `kubernetes` Service's ClusterIP (the first address of the Network's service
  * range) and the Service's DNS names — besides the node's own address, which the pod adds
  * itself. The bootstrap server is started with the same names, so revision 1 serves the same
@@ -16,7 +14,6 @@ export const serviceDnsNames = ['localhost', 'kubernetes', 'kubernetes.default',
 
 export interface Serving {
   readonly advertiseUrl: string;
-  readonly securePort: number;
   readonly tlsSans: readonly string[];
 }
 
@@ -25,11 +22,8 @@ export function servingFrom(infra: Pick<Infrastructure, 'status'> | undefined, n
   const url = infra?.status?.apiServerURL;
   if (!url) throw new Error('infrastructures.config.openshift.io/cluster: status.apiServerURL is not set');
   let host: string;
-  let securePort: number;
   try {
-    const parsed = new URL(url);
-    host = parsed.hostname.replace(/^\[(.*)\]$/, '$1');
-    securePort = parsed.port ? Number(parsed.port) : 443;
+    host = new URL(url).hostname.replace(/^\[(.*)\]$/, '$1');
   } catch {
     throw new Error(`infrastructures.config.openshift.io/cluster: status.apiServerURL: not a URL: ${JSON.stringify(url)}`);
   }
@@ -41,5 +35,5 @@ export function servingFrom(infra: Pick<Infrastructure, 'status'> | undefined, n
   } catch (err) {
     throw new Error(`networks.config.openshift.io/cluster: status.serviceNetwork[0]: ${(err as Error).message}`);
   }
-  return { advertiseUrl: url, securePort, tlsSans: [...new Set([host, kubernetesIP, ...serviceDnsNames, ...extraSans])] };
+  return { advertiseUrl: url, tlsSans: [...new Set([host, kubernetesIP, ...serviceDnsNames, ...extraSans])] };
 }
