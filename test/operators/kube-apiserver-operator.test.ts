@@ -95,7 +95,7 @@ describe('kube-apiserver operator against a real API server, as its ServiceAccou
       const created = await admin.create<{ metadata?: object }>(ref, { apiVersion: 'config.openshift.io/v1', kind, metadata: { name: 'cluster' }, spec } as never);
       await admin.updateStatus(ref, { ...created, status } as never);
     };
-    await singleton(refOf(Infrastructure), 'Infrastructure', { platformSpec: { type: 'None' } }, { apiServerURL: 'https://127.0.0.1:6443', platform: 'None', infrastructureName: 'test' });
+    await singleton(refOf(Infrastructure), 'Infrastructure', { platformSpec: { type: 'None' } }, { apiServerURL: 'https://127.0.0.1:16443', platform: 'None', infrastructureName: 'test' });
     await singleton(refOf(Network), 'Network', { serviceNetwork: ['127.64.0.0/16'] }, { serviceNetwork: ['127.64.0.0/16'], clusterNetwork: [{ cidr: '127.128.0.0/9', hostPrefix: 24 }] });
     await singleton(refOf(Image), 'Image', {}, { internalRegistryHostname: 'shipyard.local' });
     await admin.create<V1Endpoints>(resources.endpoints, { metadata: { name: 'host-etcd', namespace: 'kube-system', annotations: { 'storage.shipyard.io/sqlite-store': '/var/lib/shipyard/store' } } });
@@ -146,7 +146,9 @@ describe('kube-apiserver operator against a real API server, as its ServiceAccou
     const podCm = await admin.get<V1ConfigMap>(resources.configMaps, NS, 'kube-apiserver-pod-1');
     const operand = (parseYaml(podCm.data?.['pod.yaml'] ?? '') as V1Pod).spec!.containers[0]!;
     assert.equal(operand.image, OPERAND_IMAGE);
-    assert.ok(operand.args?.includes('--advertise-url=https://127.0.0.1:6443'), String(operand.args));
+    assert.ok(operand.args?.includes('--advertise-url=https://127.0.0.1:16443'), String(operand.args));
+    // Each master serves on 6443 whatever port the load balancer listens on (shipyard up --api-port).
+    assert.ok(operand.args?.includes('--secure-port=6443'), String(operand.args));
     assert.ok(operand.args?.includes('--tls-san=127.64.0.1'), String(operand.args));
     assert.equal(podCm.data?.version, VERSION);
     const configCm = await admin.get<V1ConfigMap>(resources.configMaps, NS, 'config-1');

@@ -11,7 +11,8 @@
  *   --installer-backoff, --installer-backoff-max   a failed installer's retry wait, ×1.5 per
  *                         failure up to the max (10s, 10m)
  *   --legacy-events-namespace   where events are mirrored (openshift-cluster-kube-apiserver-operator)
- *   --secure-port, --advertise-url, --tls-san   the operand's serving; the URL defaults to
+ *   --secure-port, --advertise-url, --tls-san   the operand's serving: every master's port
+ *                         (6443, the load balancer's backends' whatever port it listens on); the URL defaults to
  *                         Infrastructure `cluster` status.apiServerURL, the names (serving.ts)
  *                         are read from the cluster once at start
  *   --metrics-bind-address   HOST:PORT; default POD_IP:8443 in a pod, none on a host
