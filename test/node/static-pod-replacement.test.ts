@@ -115,6 +115,13 @@ describe('kubelet: a changed static pod manifest replaces the pod, old stopped f
     assert.ok(await n.pod(MIRROR, 'kube-system'), 'the mirror of the running static pod stays');
   });
 
+  it('a Ready condition someone else changed (the node lifecycle controller, while the node was NotReady) is written back', async () => {
+    const m = (await n.pod(MIRROR, 'kube-system'))!;
+    const conditions = m.status!.conditions!.map((c) => (c.type === 'Ready' ? { ...c, status: 'False', reason: 'NodeNotReady' } : c));
+    await n.client.updateStatus(resources.pods, { ...m, status: { ...m.status, conditions } });
+    await until('the mirror pod Ready again', async () => condition((await n.pod(MIRROR, 'kube-system'))!, 'Ready') === 'True');
+  });
+
   it('the same pod moved to another file: a replacement too, never two at once', async () => {
     // Written before the old file goes: for a moment two files name the pod, and the second is refused.
     writeFileSync(join(manifests, 'z-api-ish-pod.yaml'), manifest(5));

@@ -436,6 +436,12 @@ export class Kubelet {
     if (!uid) return;
     if (pod.metadata?.annotations?.['kubernetes.io/config.mirror']) {
       if (pod.metadata.deletionTimestamp) this.replaceMirror(pod);
+      else {
+        for (const s of this.statics.values()) {
+          const target = s.worker.statusTarget;
+          if (target && target.name === pod.metadata.name && target.namespace === pod.metadata.namespace) s.worker.reconcileStatus(pod);
+        }
+      }
       return;
     }
     let w = this.workers.get(uid);
@@ -447,8 +453,10 @@ export class Kubelet {
       w = new PodWorker(pod, this.host);
       this.workers.set(uid, w);
     }
-    if (this.running) w.update(pod);
-    else w.pod = pod;
+    if (this.running) {
+      w.update(pod);
+      w.reconcileStatus(pod);
+    } else w.pod = pod;
   }
 
   /**

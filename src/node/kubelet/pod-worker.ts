@@ -682,6 +682,19 @@ export class PodWorker {
     this.lastStatus = '';
     this.requestSync();
   }
+
+  /**
+   * The API's copy of the pod as an informer delivered it: a condition whose status differs
+   * from what this kubelet last wrote was changed by someone else — the node lifecycle
+   * controller marks a node's pods not Ready while the node is, e.g. through an API server
+   * restart — so it is written again, as kube's status manager reconciles its cache with the API.
+   */
+  reconcileStatus(apiPod: V1Pod): void {
+    if (!this.lastStatus || !this.statusTarget) return;
+    const written = (JSON.parse(this.lastStatus) as V1PodStatus).conditions ?? [];
+    const seen = apiPod.status?.conditions ?? [];
+    if (written.some((c) => seen.find((s) => s.type === c.type)?.status !== c.status)) this.statusChanged();
+  }
 }
 
 export function qosClass(pod: V1Pod): string {
