@@ -64,7 +64,10 @@ for (const file of files) {
   });
 }
 
-after(() => {
+after(async () => {
+  // A child that has just exited still lists its handle until libuv closes it, a turn of the
+  // event loop after its 'exit' (a test's `await up.exited()` resumes before that).
+  await new Promise((r) => setImmediate(r));
   // Handles the process holds besides its standard streams once every test has ended (not
   // requests in flight, such as a file's close).
   const left = process.getActiveResourcesInfo().filter((r) => r !== 'PipeWrap' && r !== 'TTYWrap' && !r.includes('Req'));

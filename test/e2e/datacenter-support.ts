@@ -134,7 +134,11 @@ export async function stopUp(up: UpProcess | undefined, dataDir: string): Promis
     let timer: NodeJS.Timeout | undefined;
     await Promise.race([up.exited(), new Promise((r) => (timer = setTimeout(r, 30_000)))]);
     clearTimeout(timer);
-    up.child.kill('SIGKILL');
+    if (up.child.exitCode === null && up.child.signalCode === null) {
+      process.stderr.write(`# shipyard up in ${dataDir} had not stopped 30 s after SIGINT; killing it. Its output ends:\n${up.output().trimEnd().split('\n').slice(-10).join('\n')}\n`);
+      up.child.kill('SIGKILL');
+      await up.exited();
+    }
   }
   const left = await pollUntil('no process of the datacenter left', async () => processesUsing(dataDir).length === 0 || undefined, { timeoutMs: 15_000 }).catch(() => undefined);
   if (!left) for (const p of processesUsing(dataDir)) process.kill(p.pid, 'SIGKILL');
