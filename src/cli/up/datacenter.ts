@@ -13,6 +13,7 @@ import { mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { KubernetesObject } from '@kubernetes/client-node';
 import type { Logger } from 'pino';
+import { parseDuration } from '../../api/duration.ts';
 import { ensureServingPki } from '../../apiserver/auth/pki.ts';
 import { ensureTokenAuthenticator } from '../../apiserver/auth/tokens.ts';
 import { writeKubeconfig } from '../../apiserver/auth/kubeconfig.ts';
@@ -123,8 +124,14 @@ export async function startDatacenter(o: DatacenterOptions): Promise<Datacenter>
   // holds it to its own Node and to the Secrets and ConfigMaps of its own pods.
   const kubeletClients = new Map<string, ApiClient>();
 
+  // Kube's kubelet renews its Lease every 10 s against the controller-manager's 40 s grace: four
+  // renewals per grace period. A shorter --node-monitor-grace-period keeps that ratio, or a
+  // healthy node whose renewal lands a moment late looks dead (at 10 s against 10 s it did,
+  // every few periods).
+  const graceMs = o.nodeMonitorGracePeriod ? parseDuration(o.nodeMonitorGracePeriod) : undefined;
   const nodeHost: NodeHost = createNodeHost({
     client: hostClient,
+    ...(graceMs !== undefined && graceMs < 40_000 ? { timings: { leaseRenewMs: Math.max(500, Math.floor(graceMs / 4)) } } : {}),
     // Lease renewals on a thread of their own: this thread's pauses never make a node look dead.
     heartbeatThread: { kubeConfig: hostConfig },
     informers,

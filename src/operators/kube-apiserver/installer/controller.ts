@@ -158,10 +158,12 @@ export function createInstallerController(ctx: ControllerContext, o: InstallerCo
     const installerPods = new Map<string, DeepReadonly<V1Pod>>();
     const mirrorPods = new Map<string, DeepReadonly<V1Pod>>();
     const mirrorNames = new Set(read.map((n) => mirrorPodName(n.nodeName)));
+    const bootstrapNodes = new Set<string>();
     for (const pod of pods.store.list()) {
       const name = pod.metadata?.name ?? '';
       if (pod.metadata?.labels?.[revisionLabels.app] === 'installer') installerPods.set(name, pod);
       else if (mirrorNames.has(name)) mirrorPods.set(name, pod);
+      else if (name === `bootstrap-${mirrorPodName(pod.spec?.nodeName ?? '')}`) bootstrapNodes.add(pod.spec!.nodeName!);
     }
     const latest = cr.status?.latestAvailableRevision ?? 0;
     const missing = latest > 0 ? missingInputs(latest) : undefined;
@@ -173,6 +175,7 @@ export function createInstallerController(ctx: ControllerContext, o: InstallerCo
         mirrorPods,
         now: ctx.clock.wallNow(),
         namespace,
+        bootstrapNodes,
         ...(o.backoff ? { backoff: o.backoff } : {}),
         ...(o.minReadyMs !== undefined ? { minReadyMs: o.minReadyMs } : {}),
       });

@@ -148,6 +148,15 @@ describe('installer state machine', () => {
     for (const c of cases) assert.equal(startNode(c.nodes, new Map(c.mirrors)).reason, c.want, c.name);
   });
 
+  it('among masters without a revision, the one running the bootstrap API server goes last', () => {
+    const fresh = [node('m0'), node('m1'), node('m2')];
+    assert.equal(startNode(fresh, new Map(), new Set(['m0'])).reason, 'node m1 static pod not found');
+    assert.equal(startNode(fresh, new Map(), new Set()).reason, 'node m0 static pod not found', 'no bootstrap server: the first in the list');
+    const ready = mirror('m1', 1, { readySince: 0 });
+    const bothDone = [node('m0'), node('m1', { currentRevision: 1 }), node('m2', { currentRevision: 1 })];
+    assert.equal(startNode(bothDone, new Map([['kube-apiserver-m1', ready], ['kube-apiserver-m2', mirror('m2', 1, { readySince: 0 })]]), new Set(['m0'])).reason, 'node m0 static pod not found', 'its turn comes once the others run a replica');
+  });
+
   it('a newer revision fast-forwards a node still installing: its installer is deleted, no backoff', () => {
     const nodes = [node('m0', { currentRevision: 1, targetRevision: 2, lastFailedRevision: 2, lastFailedCount: 3, lastFailedTime: formatTimestamp(T()) }), node('m1', { currentRevision: 1 })];
     const d = decideInstallerState(input({ nodeStatuses: nodes, latestAvailableRevision: 3, installerPods: new Map([installer('installer-2-retry-3-m0', 'Running')]) }));

@@ -48,6 +48,12 @@ export interface InstallerStateInput {
   readonly minReadyMs?: number;
   /** The operand namespace, for the "see `oc get`" hint. */
   readonly namespace: string;
+  /**
+   * Masters running the bootstrap API server (its mirror pod `bootstrap-kube-apiserver-<node>`):
+   * among masters without a revision they go last, so the others' replicas carry the traffic
+   * when the bootstrap server is replaced. Upstream's bootstrap runs on a node of its own.
+   */
+  readonly bootstrapNodes?: ReadonlySet<string>;
 }
 
 export type InstallerAction =
@@ -111,10 +117,11 @@ function mirrorState(pod: DeepReadonly<V1Pod> | undefined, revision: number): Mi
 /**
  * Which node the walk starts from, and why (the `because` of NodeTargetRevisionChanged): the
  * node being installed; else one whose last failure is newer than any current revision; else the
- * oldest not-ready mirror pod; else a node without one; else one whose mirror pod runs another
+ * oldest not-ready mirror pod; else a node without one (one running the bootstrap API server
+ * last); else one whose mirror pod runs another
  * revision than its status says; else the lowest current revision (first on ties).
  */
-export function startNode(nodes: readonly DeepReadonly<NodeStatus>[], mirrorPods: ReadonlyMap<string, DeepReadonly<V1Pod>>): { index: number; reason: string } {
+export function startNode(nodes: readonly DeepReadonly<NodeStatus>[], mirrorPods: ReadonlyMap<string, DeepReadonly<V1Pod>>, bootstrapNodes: ReadonlySet<string> = new Set()): { index: number; reason: string } {
   const targeted = nodes.findIndex((n) => (n.targetRevision ?? 0) !== 0);
   if (targeted >= 0) return { index: targeted, reason: `node ${nodes[targeted]!.nodeName} is progressing towards ${nodes[targeted]!.targetRevision}` };
   const newestCurrent = Math.max(...nodes.map((n) => n.currentRevision ?? 0));
@@ -132,7 +139,8 @@ export function startNode(nodes: readonly DeepReadonly<NodeStatus>[], mirrorPods
     }
   });
   if (oldestNotReady >= 0) return { index: oldestNotReady, reason: `node ${nodes[oldestNotReady]!.nodeName} with revision ${oldestNotReadyRevision} is the oldest not ready` };
-  const missing = nodes.findIndex((_, i) => !mirror(i));
+  const withoutMirror = nodes.map((_, i) => i).filter((i) => !mirror(i));
+  const missing = withoutMirror.find((i) => !bootstrapNodes.has(nodes[i]!.nodeName)) ?? withoutMirror[0] ?? -1;
   if (missing >= 0) return { index: missing, reason: `node ${nodes[missing]!.nodeName} static pod not found` };
   let mismatched = -1;
   let mismatchedRevision = Infinity;
@@ -216,7 +224,7 @@ export function decideInstallerState(input: InstallerStateInput): InstallerDecis
   const wait = minReadyWaitMs(nodes, input.mirrorPods, input.now, input.minReadyMs ?? defaultMinReadyMs);
   if (wait > 0) return done(false, wait);
 
-  const start = startNode(nodes, input.mirrorPods);
+  const start = startNode(nodes, input.mirrorPods, input.bootstrapNodes);
   for (let step = 0; step < nodes.length; step++) {
     const i = (start.index + step) % nodes.length;
     const curr = nodes[i]!;
