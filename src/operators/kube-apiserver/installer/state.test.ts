@@ -102,16 +102,30 @@ describe('installer state machine', () => {
     assert.equal(d.conditions[0]!.message, '1 nodes are active; 2 nodes are at revision 0; 1 node is at revision 1');
   });
 
-  it('the minimum ready time holds everything back until it has passed (default 30 s, settable)', () => {
+  it('the minimum ready time holds back a master with a replica to take down until it has passed (default 30 s, settable)', () => {
+    const nodes = [node('m0', { currentRevision: 2, targetRevision: 0 }), node('m1', { currentRevision: 1 }), node('m2', { currentRevision: 2 })];
+    const mirrors = new Map([mirror('m0', 2, { readySince: T() - 10_000 }), mirror('m1', 1, { readySince: 0 }), mirror('m2', 2, { readySince: 0 })]);
+    const d = decideInstallerState(input({ nodeStatuses: nodes, latestAvailableRevision: 2, mirrorPods: mirrors }));
+    assert.equal(d.changed, false);
+    assert.equal(d.requeueAfterMs, 20_000);
+    const shorter = decideInstallerState(input({ nodeStatuses: nodes, latestAvailableRevision: 2, mirrorPods: mirrors, minReadyMs: 5_000 }));
+    assert.equal(shorter.changed, true);
+    assert.equal(shorter.nodeStatuses[1]!.targetRevision, 2);
+  });
+
+  it('a master without a replica (no mirror pod, no bootstrap server) does not wait: it takes nothing down', () => {
     const nodes = [node('m0', { currentRevision: 1, targetRevision: 0 }), node('m1'), node('m2')];
     const mirrors = new Map([mirror('m0', 1, { readySince: T() - 10_000 })]);
     const d = decideInstallerState(input({ nodeStatuses: nodes, latestAvailableRevision: 1, mirrorPods: mirrors }));
-    assert.equal(d.changed, false);
-    assert.equal(d.requeueAfterMs, 20_000);
-    const shorter = decideInstallerState(input({ nodeStatuses: nodes, latestAvailableRevision: 1, mirrorPods: mirrors, minReadyMs: 5_000 }));
-    assert.equal(shorter.changed, true);
-    assert.equal(shorter.nodeStatuses[1]!.targetRevision, 1);
-    assert.match(shorter.events[0]!.message, /because node m1 static pod not found$/);
+    assert.equal(d.changed, true);
+    assert.equal(d.nodeStatuses[1]!.targetRevision, 1);
+    assert.match(d.events[0]!.message, /because node m1 static pod not found$/);
+    // The bootstrap server's master has one to take down: it waits.
+    const last = [node('m0'), node('m1', { currentRevision: 1 }), node('m2', { currentRevision: 1 })];
+    const young = new Map([mirror('m1', 1, { readySince: T() - 40_000 }), mirror('m2', 1, { readySince: T() - 10_000 })]);
+    const held = decideInstallerState(input({ nodeStatuses: last, latestAvailableRevision: 1, mirrorPods: young, bootstrapNodes: new Set(['m0']) }));
+    assert.equal(held.changed, false);
+    assert.equal(held.requeueAfterMs, 20_000);
   });
 
   it('start node: the lowest current revision when every static pod is ready and matches', () => {
@@ -152,9 +166,8 @@ describe('installer state machine', () => {
     const fresh = [node('m0'), node('m1'), node('m2')];
     assert.equal(startNode(fresh, new Map(), new Set(['m0'])).reason, 'node m1 static pod not found');
     assert.equal(startNode(fresh, new Map(), new Set()).reason, 'node m0 static pod not found', 'no bootstrap server: the first in the list');
-    const ready = mirror('m1', 1, { readySince: 0 });
     const bothDone = [node('m0'), node('m1', { currentRevision: 1 }), node('m2', { currentRevision: 1 })];
-    assert.equal(startNode(bothDone, new Map([['kube-apiserver-m1', ready], ['kube-apiserver-m2', mirror('m2', 1, { readySince: 0 })]]), new Set(['m0'])).reason, 'node m0 static pod not found', 'its turn comes once the others run a replica');
+    assert.equal(startNode(bothDone, new Map([mirror('m1', 1, { readySince: 0 }), mirror('m2', 1, { readySince: 0 })]), new Set(['m0'])).reason, 'node m0 static pod not found', 'its turn comes once the others run a replica');
   });
 
   it('a newer revision fast-forwards a node still installing: its installer is deleted, no backoff', () => {

@@ -9,7 +9,8 @@
  * One master at a time: each sync walks the nodes round-robin from a start node and stops at the
  * first whose status changes, and a node only follows the one before it once that one is done.
  * A node is current when its mirror pod carries the target revision and is Ready; the next node
- * waits until every Ready mirror pod has been Ready for `minReadyMs`. A failed installer is
+ * waits until every Ready mirror pod has been Ready for `minReadyMs`, unless it has no replica
+ * to take down. A failed installer is
  * retried with backoff under `installer-N-retry-K-<node>`; a newer revision fast-forwards a node
  * still installing an older one.
  */
@@ -221,10 +222,16 @@ export function decideInstallerState(input: InstallerStateInput): InstallerDecis
   // Nothing to install yet, or no master known.
   if (nodes.length === 0 || latest === 0) return done(false);
 
-  const wait = minReadyWaitMs(nodes, input.mirrorPods, input.now, input.minReadyMs ?? defaultMinReadyMs);
+  const start = startNode(nodes, input.mirrorPods, input.bootstrapNodes);
+  // The minimum ready time keeps the replicas just started serving for a while before another
+  // master's is taken down. A master about to get its first replica (no mirror pod, no
+  // bootstrap server) takes nothing down, so it does not wait: at install the masters without a
+  // replica get theirs back to back, beyond upstream, whose bootstrap runs elsewhere.
+  const first = nodes[start.index]!;
+  const takesNothingDown = (first.targetRevision ?? 0) === 0 && (first.currentRevision ?? 0) !== latest && !input.mirrorPods.has(mirrorPodName(first.nodeName)) && !input.bootstrapNodes?.has(first.nodeName);
+  const wait = takesNothingDown ? 0 : minReadyWaitMs(nodes, input.mirrorPods, input.now, input.minReadyMs ?? defaultMinReadyMs);
   if (wait > 0) return done(false, wait);
 
-  const start = startNode(nodes, input.mirrorPods, input.bootstrapNodes);
   for (let step = 0; step < nodes.length; step++) {
     const i = (start.index + step) % nodes.length;
     const curr = nodes[i]!;
