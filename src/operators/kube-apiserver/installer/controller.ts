@@ -35,6 +35,7 @@ import { refOf, resources } from '../../../runtime/resources.ts';
 import { statusTargetOf, updateStatus } from '../../../runtime/update-status.ts';
 import type { RevisionInput } from '../revision/decide.ts';
 import { installerPod } from './installer-pod.ts';
+import { masterNodesCondition } from './master-nodes.ts';
 import { decideInstallerState, installerConditions, type BackoffSettings, type InstallerAction, type InstallerDecision } from './state.ts';
 
 const NAME = 'installer';
@@ -184,6 +185,9 @@ export function createInstallerController(ctx: ControllerContext, o: InstallerCo
       ? { nodeStatuses: [], changed: false, actions: [], events: [{ type: 'Warning', reason: 'RequiredInstallerResourcesMissing', message: missing }], conditions: installerConditions(read, latest) }
       : decide();
 
+    // Upstream's node controller: whether the masters are Ready (MasterNodesReadyChanged on a change).
+    const masters = masterNodesCondition(nodes.store.list());
+    const mastersBefore = cr.status?.conditions?.find((c) => c.type === masters.type);
     const basis = (s: DeepReadonly<Status>) => canonicalJson([s.nodeStatuses ?? [], s.latestAvailableRevision ?? 0]);
     const readBasis = basis(cr.status ?? {});
     await updateStatus<Status>(ctx.client, statusTargetOf(kubeAPIServers, cr), (status) => {
@@ -193,9 +197,10 @@ export function createInstallerController(ctx: ControllerContext, o: InstallerCo
       const degraded = missing
         ? { type: kubeAPIServerConditionTypes.installerControllerDegraded, status: 'True' as const, reason: 'Error', message: missing }
         : { type: kubeAPIServerConditionTypes.installerControllerDegraded, status: 'False' as const, reason: 'AsExpected' };
-      status.conditions = setConditions(status.conditions, [...decision.conditions, degraded], ctx.clock.wallNow());
+      status.conditions = setConditions(status.conditions, [...decision.conditions, degraded, masters], ctx.clock.wallNow());
       status.nodesAtLatestRevision = nodesAtLatestRevision(status);
     });
+    if (mastersBefore?.status !== masters.status) ctx.recorder.event(subject, 'Normal', 'MasterNodesReadyChanged', masters.message);
     for (const e of decision.events) ctx.recorder.event(subject, e.type, e.reason, e.message);
     for (const action of decision.actions) {
       const node = read.find((n) => action.kind === 'createInstallerPod' && n.nodeName === action.nodeName);
