@@ -8,7 +8,7 @@
  * `FallbackToLogsOnError` makes the kubelet put the log tail into the termination message,
  * which the controller records as the node's `lastFailedRevisionErrors`.
  */
-import type { V1Pod } from '@kubernetes/client-node';
+import type { V1Container, V1Pod, V1Volume } from '@kubernetes/client-node';
 import { installerPodName, kubeAPIServerNamespace, revisionLabels, revisionStatusName, type LogLevel } from '../../../api/operator/index.ts';
 import type { RevisionInput } from '../revision/decide.ts';
 import { certDirName, podManifestDir, podResourceName, resourceDir } from './install.ts';
@@ -44,16 +44,19 @@ export function inputArgs(inputs: readonly RevisionInput[], prefix = ''): string
   return inputs.map((i) => `--${i.optional ? 'optional-' : ''}${prefix}${i.kind === 'configmap' ? 'configmaps' : 'secrets'}=${i.name}`);
 }
 
-export function installerPod(o: InstallerPodOptions): V1Pod {
-  const namespace = o.namespace ?? kubeAPIServerNamespace;
-  const certArgs = o.certInputs?.length ? [`--cert-dir=${resourceDir}/${certDirName}`, ...inputArgs(o.certInputs, 'cert-')] : [];
+/**
+ * What an installer and a pruner pod share: pinned to a node, run as `installer-sa`, never
+ * restarted, critical and tolerating every taint, owned by `revision-status-<revision>`, one
+ * privileged container whose log tail is its termination message.
+ */
+export function revisionNodePod(o: { readonly name: string; readonly namespace: string; readonly app: string; readonly revision: number; readonly ownerUid: string; readonly nodeName: string; readonly container: V1Container; readonly volumes: V1Volume[] }): V1Pod {
   return {
     apiVersion: 'v1',
     kind: 'Pod',
     metadata: {
-      name: installerPodName(o.revision, o.nodeName, o.retry),
-      namespace,
-      labels: { [revisionLabels.app]: 'installer' },
+      name: o.name,
+      namespace: o.namespace,
+      labels: { [revisionLabels.app]: o.app },
       ownerReferences: [{ apiVersion: 'v1', kind: 'ConfigMap', name: revisionStatusName(o.revision), uid: o.ownerUid }],
     },
     spec: {
@@ -62,39 +65,50 @@ export function installerPod(o: InstallerPodOptions): V1Pod {
       restartPolicy: 'Never',
       priorityClassName: 'system-node-critical',
       tolerations: [{ operator: 'Exists' }],
-      containers: [
-        {
-          name: installerContainerName,
-          image: o.image,
-          command: [...(o.command ?? defaultInstallerCommand)],
-          args: [
-            `-v=${installerVerbosity(o.logLevel)}`,
-            `--revision=${o.revision}`,
-            `--namespace=${namespace}`,
-            `--pod=${podResourceName}`,
-            `--resource-dir=${resourceDir}`,
-            `--pod-manifest-dir=${podManifestDir}`,
-            ...inputArgs(o.inputs),
-            ...certArgs,
-          ],
-          env: [
-            { name: 'NODE_NAME', valueFrom: { fieldRef: { fieldPath: 'spec.nodeName' } } },
-            // The subject of its StaticPodInstaller* events.
-            { name: 'POD_NAME', valueFrom: { fieldRef: { fieldPath: 'metadata.name' } } },
-          ],
-          securityContext: { privileged: true, runAsUser: 0 },
-          resources: { requests: { cpu: '150m', memory: '200M' }, limits: { cpu: '150m', memory: '200M' } },
-          terminationMessagePolicy: 'FallbackToLogsOnError',
-          volumeMounts: [
-            { name: 'kubelet-dir', mountPath: '/etc/kubernetes/' },
-            { name: 'var-lock', mountPath: '/var/lock' },
-          ],
-        },
-      ],
-      volumes: [
-        { name: 'kubelet-dir', hostPath: { path: '/etc/kubernetes/' } },
-        { name: 'var-lock', hostPath: { path: '/var/lock' } },
-      ],
+      containers: [{ ...o.container, securityContext: { privileged: true, runAsUser: 0 }, terminationMessagePolicy: 'FallbackToLogsOnError' }],
+      volumes: o.volumes,
     },
   };
+}
+
+export function installerPod(o: InstallerPodOptions): V1Pod {
+  const namespace = o.namespace ?? kubeAPIServerNamespace;
+  const certArgs = o.certInputs?.length ? [`--cert-dir=${resourceDir}/${certDirName}`, ...inputArgs(o.certInputs, 'cert-')] : [];
+  return revisionNodePod({
+    name: installerPodName(o.revision, o.nodeName, o.retry),
+    namespace,
+    app: 'installer',
+    revision: o.revision,
+    ownerUid: o.ownerUid,
+    nodeName: o.nodeName,
+    container: {
+      name: installerContainerName,
+      image: o.image,
+      command: [...(o.command ?? defaultInstallerCommand)],
+      args: [
+        `-v=${installerVerbosity(o.logLevel)}`,
+        `--revision=${o.revision}`,
+        `--namespace=${namespace}`,
+        `--pod=${podResourceName}`,
+        `--resource-dir=${resourceDir}`,
+        `--pod-manifest-dir=${podManifestDir}`,
+        ...inputArgs(o.inputs),
+        ...certArgs,
+      ],
+      env: [
+        { name: 'NODE_NAME', valueFrom: { fieldRef: { fieldPath: 'spec.nodeName' } } },
+        // The subject of its StaticPodInstaller* events.
+        { name: 'POD_NAME', valueFrom: { fieldRef: { fieldPath: 'metadata.name' } } },
+      ],
+      resources: { requests: { cpu: '150m', memory: '200M' }, limits: { cpu: '150m', memory: '200M' } },
+      volumeMounts: [
+        { name: 'kubelet-dir', mountPath: '/etc/kubernetes/' },
+        { name: 'var-lock', mountPath: '/var/lock' },
+      ],
+    },
+    volumes: [
+      { name: 'kubelet-dir', hostPath: { path: '/etc/kubernetes/' } },
+      { name: 'var-lock', hostPath: { path: '/var/lock' } },
+    ],
+  });
 }

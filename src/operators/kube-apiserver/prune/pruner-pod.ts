@@ -7,9 +7,9 @@
  * node and latest revision is all there ever is.
  */
 import type { V1Pod } from '@kubernetes/client-node';
-import { kubeAPIServerNamespace, prunerPodName, revisionLabels, revisionStatusName } from '../../../api/operator/index.ts';
+import { kubeAPIServerNamespace, prunerPodName } from '../../../api/operator/index.ts';
 import { podResourceName, resourceDir } from '../installer/install.ts';
-import { installerServiceAccount } from '../installer/installer-pod.ts';
+import { revisionNodePod } from '../installer/installer-pod.ts';
 
 export const prunerContainerName = 'pruner';
 /** The operator binary's subcommand, as upstream's image runs `cluster-kube-apiserver-operator prune`. */
@@ -28,41 +28,27 @@ export interface PrunerPodOptions {
 }
 
 export function prunerPod(o: PrunerPodOptions): V1Pod {
-  const namespace = o.namespace ?? kubeAPIServerNamespace;
-  return {
-    apiVersion: 'v1',
-    kind: 'Pod',
-    metadata: {
-      name: prunerPodName(o.latestRevision, o.nodeName),
-      namespace,
-      labels: { [revisionLabels.app]: 'pruner' },
-      ownerReferences: [{ apiVersion: 'v1', kind: 'ConfigMap', name: revisionStatusName(o.latestRevision), uid: o.ownerUid }],
-    },
-    spec: {
-      nodeName: o.nodeName,
-      serviceAccountName: installerServiceAccount,
-      restartPolicy: 'Never',
-      priorityClassName: 'system-node-critical',
-      tolerations: [{ operator: 'Exists' }],
-      containers: [
-        {
-          name: prunerContainerName,
-          image: o.image,
-          command: [...(o.command ?? defaultPruneCommand)],
-          args: [
-            '-v=4',
-            `--max-eligible-revision=${o.latestRevision}`,
-            `--protected-revisions=${o.protectedRevisions.join(',')}`,
-            `--resource-dir=${resourceDir}`,
-            `--static-pod-name=${podResourceName}`,
-          ],
-          securityContext: { privileged: true, runAsUser: 0 },
-          resources: { requests: { cpu: '150m', memory: '100M' }, limits: { cpu: '150m', memory: '100M' } },
-          terminationMessagePolicy: 'FallbackToLogsOnError',
-          volumeMounts: [{ name: 'kubelet-dir', mountPath: '/etc/kubernetes/' }],
-        },
+  return revisionNodePod({
+    name: prunerPodName(o.latestRevision, o.nodeName),
+    namespace: o.namespace ?? kubeAPIServerNamespace,
+    app: 'pruner',
+    revision: o.latestRevision,
+    ownerUid: o.ownerUid,
+    nodeName: o.nodeName,
+    container: {
+      name: prunerContainerName,
+      image: o.image,
+      command: [...(o.command ?? defaultPruneCommand)],
+      args: [
+        '-v=4',
+        `--max-eligible-revision=${o.latestRevision}`,
+        `--protected-revisions=${o.protectedRevisions.join(',')}`,
+        `--resource-dir=${resourceDir}`,
+        `--static-pod-name=${podResourceName}`,
       ],
-      volumes: [{ name: 'kubelet-dir', hostPath: { path: '/etc/kubernetes/' } }],
+      resources: { requests: { cpu: '150m', memory: '100M' }, limits: { cpu: '150m', memory: '100M' } },
+      volumeMounts: [{ name: 'kubelet-dir', mountPath: '/etc/kubernetes/' }],
     },
-  };
+    volumes: [{ name: 'kubelet-dir', hostPath: { path: '/etc/kubernetes/' } }],
+  });
 }
