@@ -8,11 +8,8 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { configCRDs } from '../../src/api/config/index.ts';
 import { operatorCRDs } from '../../src/api/operator/index.ts';
-import { ApiClient } from '../../src/runtime/client.ts';
-import { ClientConfig } from '../../src/runtime/kubeconfig.ts';
-import { resources } from '../../src/runtime/resources.ts';
 import { startTestServer, type TestServer } from '../support/server.ts';
-import { until } from '../support/until.ts';
+import { expectAccess, serveCRDs, type AccessCase } from '../support/rbac.ts';
 
 const manifest = (f: string) => new URL(`../../src/release/payload/manifests/0000_20_kube-apiserver-operator_${f}`, import.meta.url).pathname;
 const NS = 'openshift-kube-apiserver';
@@ -26,39 +23,15 @@ describe('kube-apiserver operator RBAC from the payload', { timeout: 120_000 }, 
 
   before(async () => {
     ts = await startTestServer();
-    // kubectl resolves each resource through discovery, so the kinds must be served.
-    const config = new ClientConfig();
-    config.loadFromFile(ts.server.kubeconfigPath);
-    const admin = new ApiClient(config);
     const crds = [...operatorCRDs(), ...configCRDs().filter((c) => ['Infrastructure', 'Network', 'Image', 'ClusterOperator'].includes(c.spec.names.kind))];
-    try {
-      for (const crd of crds) await admin.create(resources.customResourceDefinitions, crd as never);
-      for (const crd of crds) {
-        await until(`${crd.metadata.name} Established`, async () => {
-          const got = await admin.get<{ metadata?: object; status?: { conditions?: { type: string; status: string }[] } }>(resources.customResourceDefinitions, undefined, crd.metadata.name);
-          return got.status?.conditions?.some((c) => c.type === 'Established' && c.status === 'True');
-        });
-      }
-    } finally {
-      admin.close();
-    }
+    await serveCRDs(ts, crds);
     const applied = await ts.kubectl(['apply', '-f', manifest('00_namespace.yaml'), '-f', manifest('02_rbac.yaml'), '-f', manifest('03_installer-rbac.yaml')]);
     assert.equal(applied.code, 0, applied.stderr);
   });
 
   after(() => ts?.stop());
 
-  /** `kubectl auth can-i` for each case, as the user; every answer compared at the end so one run names every mismatch. */
-  async function check(user: string, cases: readonly (readonly [verb: string, resource: string, ns: string | undefined, want: boolean])[]): Promise<void> {
-    const wrong: string[] = [];
-    for (const [verb, resource, ns, want] of cases) {
-      const [what, sub] = resource.split('#');
-      const r = await ts.kubectl(['auth', 'can-i', verb, what!, `--as=${user}`, ...(sub ? [`--subresource=${sub}`] : []), ...(ns ? ['-n', ns] : [])]);
-      const got = r.stdout.trim() === 'yes';
-      if (got !== want) wrong.push(`${verb} ${resource}${ns ? ` -n ${ns}` : ''}: ${got ? 'yes' : 'no'} (want ${want ? 'yes' : 'no'})`);
-    }
-    assert.deepEqual(wrong, []);
-  }
+  const check = (user: string, cases: readonly AccessCase[]) => expectAccess(ts, user, cases);
 
   it('the operator: its CR and ClusterOperator, the cluster facts it observes, the operand namespace\'s ConfigMaps and pods, its Lease and events', async () => {
     await check(operator, [
