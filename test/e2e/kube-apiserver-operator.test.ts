@@ -264,8 +264,8 @@ describe('kube-apiserver operator (e2e)', { timeout: 1_500_000 }, () => {
     await ok(['patch', 'kubeapiserver', 'cluster', '--type=merge', '-p', JSON.stringify({ spec: { unsupportedConfigOverrides: { servingInfo: { bindAddres: '127.0.0.1:6443' } } } })]);
     const unknown = await degraded(/unsupportedConfigOverrides: servingInfo\.bindAddres: unknown field/);
     assert.equal(unknown.reason, 'InvalidConfig');
-    await ok(['patch', 'kubeapiserver', 'cluster', '--type=merge', '-p', JSON.stringify({ spec: { unsupportedConfigOverrides: { servingInfo: null, servicesSubnet: '10.0.0.0/16' } } })]);
-    await degraded(/unsupportedConfigOverrides: servicesSubnet: Invalid value: "10\.0\.0\.0\/16"/);
+    await ok(['patch', 'kubeapiserver', 'cluster', '--type=merge', '-p', JSON.stringify({ spec: { unsupportedConfigOverrides: { servingInfo: null, servicesSubnet: '127.64.0.0/12' } } })]);
+    await degraded(/unsupportedConfigOverrides: servicesSubnet: Invalid value: "127\.64\.0\.0\/12": must have a prefix length between \/16 and \/24/);
     const co = await json(['clusteroperator', 'kube-apiserver']);
     assert.equal(cond(co, 'Upgradeable')?.status, 'False', 'overrides make the cluster not upgradeable');
     assert.equal(await latest(), from, 'no revision while the config is invalid');

@@ -109,7 +109,7 @@ describe('renderBootstrapAssets', () => {
     { name: 'no networking', text: installConfig(undefined), want: /^install-config\.yaml: configmap\/cluster-config-v1\.kube-system: install-config\/networking not found$/ },
     { name: 'no service network', text: installConfig({ podCIDR: '127.160.0.0/12' }), want: /^install-config\.yaml: .*install-config\/networking\/serviceCIDR not found$/ },
     { name: 'a pod network that is no CIDR', text: installConfig({ clusterNetwork: [{ cidr: 'ten' }], serviceNetwork: ['127.66.0.0/16'] }), want: /networking\/clusterNetwork\[0\]\.cidr: Invalid value: "ten": must be a CIDR$/ },
-    { name: 'a Service network outside loopback', text: installConfig({ podCIDR: '127.160.0.0/12', serviceCIDR: '10.0.0.0/16' }), want: /^install-config\.yaml: the bootstrap config is invalid:\nobservedConfig: servicesSubnet: Invalid value: "10\.0\.0\.0\/16"/ },
+    { name: 'a Service network outside loopback', text: installConfig({ podCIDR: '127.160.0.0/12', serviceCIDR: '0.0.0.0/16' }), want: /^install-config\.yaml: the bootstrap config is invalid:\nobservedConfig: servicesSubnet: Invalid value: "0\.0\.0\.0\/16": must be a range in 127\.0\.0\.0\/8/ },
   ];
   for (const c of bad) {
     it(`refuses ${c.name}, naming the file and field`, () => {
