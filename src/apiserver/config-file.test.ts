@@ -43,7 +43,21 @@ describe('apiserver --config (config-file.ts)', () => {
   it('refuses a bad config naming the file and each field path', () => {
     const cases: { name: string; yaml: string; want: string[] }[] = [
       { name: 'an undeclared field', yaml: 'servingInfo: {bindAdress: "127.0.0.1:6443"}', want: ['servingInfo.bindAdress: unknown field'] },
-      { name: 'a removed field (no audit log)', yaml: 'auditConfig: {enabled: true}', want: ['auditConfig: unknown field'] },
+      { name: 'an audit field not declared', yaml: 'auditConfig: {enabled: true, maxSize: 1}', want: ['auditConfig.maxSize: unknown field'] },
+      {
+        name: 'audit: legacy format, a webhook, no policy',
+        yaml: 'auditConfig: {enabled: true, auditFilePath: /var/log/audit.log, logFormat: legacy, webHookMode: batch}',
+        want: [
+          `auditConfig.logFormat: Unsupported value: "legacy": supported values: "json" (Shipyard's audit log is JSON lines)`,
+          "auditConfig.webHookMode: Forbidden: Shipyard's API server has no audit webhook; events go to auditFilePath",
+          'auditConfig.policyFile: Required value: an audit policy (policyFile or policyConfiguration), when enabled',
+        ],
+      },
+      {
+        name: 'audit: a policy asking for bodies',
+        yaml: 'auditConfig: {enabled: true, auditFilePath: /a.log, policyConfiguration: {apiVersion: audit.k8s.io/v1, kind: Policy, rules: [{level: RequestResponse}]}}',
+        want: ['auditConfig.policyConfiguration: rules[0].level: Unsupported value: "RequestResponse": supported values: "None", "Metadata" (this server does not log request or response bodies)'],
+      },
       { name: 'a wrong type', yaml: 'apiServerArguments: {v: 4}', want: ['apiServerArguments.v: Invalid value: 4: must be of type array, not integer'] },
       { name: 'a flag value', yaml: 'apiServerArguments: {secure-port: ["70000"]}', want: ['apiServerArguments.secure-port: Invalid value: "70000": must be between 1 and 65535, inclusive'] },
       { name: 'an unknown flag', yaml: 'apiServerArguments: {etcd-servers: ["https://x:2379"]}', want: ['apiServerArguments.etcd-servers: unknown field'] },
@@ -117,7 +131,7 @@ describe('apiserver --config (config-file.ts)', () => {
     assert.match(errorOf(() => resolveApiServerOptions({ flags: { 'data-dir': ['/d'], 'disable-admission-plugins': ['NodeRestriction'] } }, fakeFiles())), /--disable-admission-plugins: Invalid value: "NodeRestriction": supported values/);
     assert.match(errorOf(() => resolveApiServerOptions({ flags: { 'data-dir': ['/d'], 'shutdown-watch-termination-grace-period': ['-1s'] } }, fakeFiles())), /--shutdown-watch-termination-grace-period: Invalid value: "-1s"/);
     assert.deepEqual(parseFlags(['--config=/c.yaml', '--v=4', '--tls-san=a', '--tls-san=b', '--bind-address=127.1.0.2']), { config: '/c.yaml', flags: { v: ['4'], 'tls-san': ['a', 'b'], 'bind-address': ['127.1.0.2'] } });
-    assert.throws(() => parseFlags(['--audit-log-path=/x']), /kube-apiserver: Unknown option '--audit-log-path'/);
+    assert.throws(() => parseFlags(['--audit-log-format=legacy']), /kube-apiserver: Unknown option '--audit-log-format'/);
   });
 
   it('--v: klog verbosity as the log level', () => {
@@ -178,5 +192,30 @@ describe('apiserver --config (config-file.ts)', () => {
     assert.deepEqual(o.corsAllowedOrigins, ['//127\\.0\\.0\\.1(:|$)']);
     assert.equal(o.shutdown?.requestTimeoutMs, 60_000, '80 s less the 15 s delay and 5 s to spare');
     assert.deepEqual(o.recorded, { imagePolicyConfig: { internalRegistryHostname: 'image-registry.openshift-image-registry.svc:5000' } });
+  });
+
+  it('auditConfig: container paths mapped, the policy read, apiServerArguments over the typed fields, inline policy over policyFile', () => {
+    const store = 'storageConfig: {urls: ["file:///s/store"]}\n';
+    const policy = 'apiVersion: audit.k8s.io/v1\nkind: Policy\nrules: [{level: Metadata, verbs: [create]}]\n';
+    const files = fakeFiles({ '/host/pod/etc/audit/policy.yaml': policy });
+    const audit = 'auditConfig: {enabled: true, auditFilePath: /var/log/kube-apiserver/audit.log, policyFile: /etc/audit/policy.yaml, maximumRetainedFiles: 10, maximumFileSizeMegabytes: 100, maximumFileRetentionDays: 7, logFormat: json}\n';
+    const o = resolveYaml(store + audit, {}, files);
+    assert.equal(o.audit?.path, '/host/pod/var/log/kube-apiserver/audit.log');
+    assert.deepEqual(o.audit?.policy.rules.map((r) => [r.level, r.verbs]), [['Metadata', ['create']]]);
+    assert.deepEqual([o.audit?.maxBackups, o.audit?.maxSizeMegabytes, o.audit?.maxAgeDays], [10, 100, 7]);
+    const args = resolveYaml(store + audit + 'apiServerArguments: {audit-log-maxbackup: ["3"]}\n', { 'audit-log-path': ['/other.log'] }, files);
+    assert.deepEqual([args.audit?.path, args.audit?.maxBackups], ['/host/pod/other.log', 3]);
+    const inline = resolveYaml(store + 'auditConfig: {enabled: true, auditFilePath: /a.log, policyFile: /missing.yaml, policyConfiguration: {rules: [{level: None}]}}\n', {}, files);
+    assert.deepEqual(inline.audit?.policy.rules.map((r) => r.level), ['None']);
+    assert.equal(resolveYaml(store + 'auditConfig: {enabled: false, auditFilePath: /a.log, policyFile: /etc/audit/policy.yaml}\n', {}, files).audit, undefined, 'disabled');
+    assert.match(errorOf(() => resolveYaml(store, { 'audit-log-path': ['/a.log'], 'audit-policy-file': ['/missing.yaml'] }, files)), /^kube-apiserver: --audit-policy-file=\/missing.yaml: ENOENT/);
+    const badPolicy = fakeFiles({ '/host/pod/p.yaml': 'rules: [{level: Request, verbs: get}]' });
+    assert.equal(
+      errorOf(() => resolveYaml(store, { 'audit-log-path': ['/a.log'], 'audit-policy-file': ['/p.yaml'] }, badPolicy)),
+      [
+        'kube-apiserver: --audit-policy-file=/p.yaml: rules[0].level: Unsupported value: "Request": supported values: "None", "Metadata" (this server does not log request or response bodies)',
+        'kube-apiserver: --audit-policy-file=/p.yaml: rules[0].verbs: Invalid value: "get": must be a list of strings',
+      ].join('\n'),
+    );
   });
 });

@@ -20,6 +20,7 @@ import { apiServerArgumentSpecs, isApiServerArgumentName, listItems } from '../a
 import { kubeAPIServerConfig, type AdmissionPluginConfig, type KubeAPIServerConfig } from '../api/kubecontrolplane/kube-apiserver-config.ts';
 import { validateKubeAPIServerConfigValues } from '../api/kubecontrolplane/validate.ts';
 import { checkAgainstSchema, formatPath, type PathSegment } from '../api/strict-schema.ts';
+import { AuditPolicyError, parseAuditPolicy, type AuditPolicy } from './audit/policy.ts';
 import { restrictedEndpointsPluginName } from './authz/restricted-endpoints.ts';
 import type { PortRange } from './bootstrap.ts';
 import { tlsProfile } from './http/tls-profile.ts';
@@ -66,6 +67,14 @@ function serverProblems(config: KubeAPIServerConfig): Problem[] {
       for (const name of listItems([v])) if (!configurablePlugins.includes(name)) out.push(unsupportedPlugin(['apiServerArguments', flag, i], name));
     });
   }
+  const audit = config.auditConfig;
+  if (audit?.enabled) {
+    if (audit.logFormat === 'legacy') out.push({ path: ['auditConfig', 'logFormat'], message: `Unsupported value: "legacy": supported values: "json" (Shipyard's audit log is JSON lines)` });
+    for (const f of ['webHookKubeConfig', 'webHookMode'] as const) if (audit[f]) out.push({ path: ['auditConfig', f], message: "Forbidden: Shipyard's API server has no audit webhook; events go to auditFilePath" });
+    if (!audit.auditFilePath) out.push({ path: ['auditConfig', 'auditFilePath'], message: 'Required value: where the audit log is written, when enabled' });
+    if (!audit.policyFile && !audit.policyConfiguration) out.push({ path: ['auditConfig', 'policyFile'], message: 'Required value: an audit policy (policyFile or policyConfiguration), when enabled' });
+    if (audit.policyConfiguration) out.push(...policyProblems(audit.policyConfiguration, ['auditConfig', 'policyConfiguration']));
+  }
   for (const [field, map] of [
     ['admission', config.admission?.pluginConfig],
     ['admissionPluginConfig', config.admissionPluginConfig],
@@ -77,6 +86,16 @@ function serverProblems(config: KubeAPIServerConfig): Problem[] {
     }
   }
   return out;
+}
+
+function policyProblems(doc: unknown, path: PathSegment[]): Problem[] {
+  try {
+    parseAuditPolicy(doc);
+    return [];
+  } catch (err) {
+    if (!(err instanceof AuditPolicyError)) throw err;
+    return err.problems.map((message) => ({ path, message }));
+  }
 }
 
 function unsupportedPlugin(path: PathSegment[], name: string): Problem {
@@ -145,6 +164,15 @@ export function typedFieldArguments(config: KubeAPIServerConfig): Arguments {
   }
   if (config.servicesSubnet) out['service-cluster-ip-range'] = [config.servicesSubnet];
   if (config.servicesNodePortRange) out['service-node-port-range'] = [config.servicesNodePortRange];
+  const audit = config.auditConfig;
+  if (audit?.enabled) {
+    if (audit.auditFilePath) out['audit-log-path'] = [audit.auditFilePath];
+    // An inline policy wins over policyFile; it is no flag, so resolveApiServerOptions reads it.
+    if (audit.policyFile && !audit.policyConfiguration) out['audit-policy-file'] = [audit.policyFile];
+    if (audit.maximumFileRetentionDays !== undefined) out['audit-log-maxage'] = [String(audit.maximumFileRetentionDays)];
+    if (audit.maximumRetainedFiles !== undefined) out['audit-log-maxbackup'] = [String(audit.maximumRetainedFiles)];
+    if (audit.maximumFileSizeMegabytes !== undefined) out['audit-log-maxsize'] = [String(audit.maximumFileSizeMegabytes)];
+  }
   return out;
 }
 
@@ -268,6 +296,38 @@ function restrictedCIDRs(file: string, config: KubeAPIServerConfig, args: Argume
   return cidrs ?? [];
 }
 
+/**
+ * The audit log's options: the policy from `--audit-policy-file` (flags and apiServerArguments
+ * win), else `auditConfig.policyConfiguration`, else `auditConfig.policyFile` (already a flag by
+ * then). As kube, no policy means no audit log, whatever the log path.
+ */
+function auditOptions(config: KubeAPIServerConfig | undefined, args: Arguments, files: FileAccess): ApiServerOptions['audit'] {
+  const logPath = one(args, 'audit-log-path');
+  if (!logPath) return undefined;
+  const policyFile = one(args, 'audit-policy-file');
+  let policy: AuditPolicy;
+  if (policyFile) {
+    try {
+      policy = parseAuditPolicy(parseYaml(files.read(files.hostPath(policyFile))));
+    } catch (err) {
+      const problems = err instanceof AuditPolicyError ? err.problems : [(err as Error).message.split('\n')[0]!];
+      throw new StartupError(problems.map((p) => `kube-apiserver: --audit-policy-file=${policyFile}: ${p}`).join('\n'));
+    }
+  } else if (config?.auditConfig?.enabled && config.auditConfig.policyConfiguration) {
+    policy = parseAuditPolicy(config.auditConfig.policyConfiguration);
+  } else {
+    return undefined;
+  }
+  const count = (name: string) => Number(one(args, name) ?? 0);
+  return {
+    policy,
+    path: logPath === '-' ? '-' : files.hostPath(logPath),
+    maxAgeDays: count('audit-log-maxage'),
+    maxBackups: count('audit-log-maxbackup'),
+    maxSizeMegabytes: count('audit-log-maxsize'),
+  };
+}
+
 export interface ResolveInput {
   /** `--config` as given, for errors; undefined without one. */
   readonly file?: string;
@@ -334,5 +394,6 @@ export function resolveApiServerOptions(input: ResolveInput, files: FileAccess):
     corsAllowedOrigins: config?.corsAllowedOrigins,
     restrictedEndpointCIDRs: config ? restrictedCIDRs(file, config, args, files) : [],
     recorded: imagePolicy ? { imagePolicyConfig: imagePolicy } : undefined,
+    audit: auditOptions(config, args, files),
   };
 }

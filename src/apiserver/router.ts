@@ -18,7 +18,7 @@ import { handleBinding, handleFinalize, handleLog } from './handlers/pod-subreso
 import { handleCreate, handleDelete, handleDeleteCollection, handleGet, handleList, handlePatch, handleUpdate, handleWatch, readObjectBody } from './handlers/resource.ts';
 import { handleScale } from './handlers/scale.ts';
 import { handleTokenRequest } from './handlers/token-request.ts';
-import { parseRequestInfo, type ResourceRequest } from './http/request-info.ts';
+import { parseRequestInfo, type RequestInfo, type ResourceRequest } from './http/request-info.ts';
 import { negotiate, writeBody, writeRaw } from './http/respond.ts';
 import type { HealthEndpoints } from './health.ts';
 import type { ApiServerMetrics } from './metrics.ts';
@@ -37,6 +37,8 @@ export interface RouterDeps {
   readonly serverAddress: () => string;
   /** Authorization of every request and the review APIs; without it every user may do anything. */
   readonly authz?: { readonly authorizer: Authorizer; readonly reviews: ReadonlyMap<string, ReviewHandler> };
+  /** Told who sent the request and what it asks, as soon as each is known (the audit log's facts). */
+  readonly observe?: (seen: { readonly user?: UserInfo; readonly impersonatedUser?: UserInfo; readonly info?: RequestInfo }) => void;
 }
 
 const publicPaths = new Set(['/healthz', '/livez', '/readyz', '/version', '/healthz/ping', '/livez/ping', '/readyz/ping']);
@@ -56,6 +58,7 @@ export async function routeRequest(req: IncomingMessage, res: ServerResponse, de
   // A verified client certificate first, then the bearer token, as kube's authenticator union.
   const socket = req.socket as TLSSocket;
   let user = (socket.authorized ? certificateUser(socket) : undefined) ?? (await deps.auth.authenticate(req.headers.authorization));
+  deps.observe?.({ user });
   if (publicPaths.has(path)) {
     // Health and version are everyone's (kube binds system:public-info-viewer to all, even the
     // unauthenticated): the load balancer's checks need no credentials and no authorization.
@@ -68,8 +71,10 @@ export async function routeRequest(req: IncomingMessage, res: ServerResponse, de
     throw errors.unauthorized();
   }
   const authz = deps.authz;
+  const authenticated = user;
   if (authz && wantsImpersonation(req.headers)) user = impersonate(user, req.headers, authz.authorizer);
   const info = parseRequestInfo(req.method ?? 'GET', path, url.searchParams);
+  deps.observe?.({ user: authenticated, impersonatedUser: user === authenticated ? undefined : user, info });
   if (authz) authorize(authz.authorizer, attributesOf(user, req.method ?? 'GET', path, info), req);
   // A single check (`/readyz/shutdown`) says why it fails, so it is not public, as in kube.
   const health = deps.health.target(path);

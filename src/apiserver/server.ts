@@ -53,6 +53,8 @@ import { reviewHandlers } from './authz/reviews.ts';
 import { renderTable } from './tables-service.ts';
 import { HealthEndpoints, pingCheck, shutdownCheck } from './health.ts';
 import { GracefulShutdown, isLongRunning } from './shutdown.ts';
+import { Auditor, type AuditorOptions } from './audit/auditor.ts';
+import type { RequestInfo } from './http/request-info.ts';
 
 export interface ApiServerOptions {
   readonly dataDir: string;
@@ -119,6 +121,8 @@ export interface ApiServerOptions {
   readonly restrictedEndpointCIDRs?: readonly string[];
   /** Settings accepted for the record but used by nothing in this server yet (imagePolicyConfig); logged at start. */
   readonly recorded?: Readonly<Record<string, unknown>>;
+  /** The audit log (`auditConfig`, `--audit-*`): its policy, file and rotation; none: nothing is audited. */
+  readonly audit?: Omit<AuditorOptions, 'onError'>;
 }
 
 export interface RunningApiServer {
@@ -155,6 +159,24 @@ export const serverVersion = {
 
 function defaultLogger(level: string | undefined): Logger {
   return pino({ level: level ?? process.env.SHIPYARD_LOG_LEVEL ?? 'info', redact: { paths: ['req.headers.authorization', '*.token', '*.adminToken', 'token'], censor: '[redacted]' } }, pino.destination(2));
+}
+
+/** The audit event of a finished request, from what the router saw of it. */
+function recordAudit(auditor: Auditor, req: IncomingMessage, res: ServerResponse, seen: { user?: UserInfo; impersonatedUser?: UserInfo; info?: RequestInfo }, receivedAt: number): void {
+  const info = seen.info;
+  const r = info?.kind === 'resource' ? info : undefined;
+  auditor.record({
+    requestURI: req.url ?? '/',
+    verb: r ? r.verb : (req.method ?? 'GET').toLowerCase(),
+    user: seen.user,
+    impersonatedUser: seen.impersonatedUser,
+    sourceIPs: req.socket.remoteAddress ? [req.socket.remoteAddress] : [],
+    userAgent: req.headers['user-agent'],
+    objectRef: r ? { resource: r.resource, namespace: r.namespace, name: r.name, apiGroup: r.group, apiVersion: r.version, subresource: r.subresource } : undefined,
+    code: res.statusCode,
+    receivedAt,
+    completedAt: Date.now(),
+  });
 }
 
 const LOOPBACK = /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/;
@@ -285,12 +307,19 @@ export async function startApiServer(options: ApiServerOptions): Promise<Running
   let address = '';
   const debug = log.isLevelEnabled('debug');
   const cors = corsFilter(options.corsAllowedOrigins);
+  const auditor = options.audit ? new Auditor({ ...options.audit, onError: (err) => log.warn({ err: err.message }, 'audit log write failed; events lost') }) : undefined;
   const handler = (req: IncomingMessage, res: ServerResponse): void => {
     if (cors?.(req, res)) return;
     const started = process.hrtime.bigint();
     let verb = 'unknown';
     let resource = '';
     graceful.admit(res);
+    let seen: { user?: UserInfo; impersonatedUser?: UserInfo; info?: RequestInfo } = {};
+    if (auditor) {
+      const receivedAt = Date.now();
+      // 'close', not 'finish': a request whose client went away is audited too, with the code it got.
+      res.once('close', () => recordAudit(auditor, req, res, seen, receivedAt));
+    }
     res.on('finish', () => {
       const seconds = Number(process.hrtime.bigint() - started) / 1e9;
       metrics.requests.inc({ verb, resource, code: String(res.statusCode) });
@@ -298,7 +327,8 @@ export async function startApiServer(options: ApiServerOptions): Promise<Running
       // An access log at debug level; the path only (never headers, which carry the token).
       if (debug) log.debug({ method: req.method, path: req.url?.split('?')[0], verb, resource, code: res.statusCode, ms: Math.round(seconds * 1000) }, 'request');
     });
-    routeRequest(req, res, { ctx, auth: { authenticate }, authz: { authorizer, reviews }, discovery, openapi, health, metrics, version: serverVersion, serverAddress: () => address }, (v, r) => {
+    const observe = auditor ? (s: typeof seen) => (seen = { ...seen, ...s }) : undefined;
+    routeRequest(req, res, { ctx, auth: { authenticate }, authz: { authorizer, reviews }, discovery, openapi, health, metrics, version: serverVersion, serverAddress: () => address, observe }, (v, r) => {
       verb = v;
       resource = r;
       if (isLongRunning(v, r)) graceful.longRunning(res);
@@ -374,6 +404,7 @@ export async function startApiServer(options: ApiServerOptions): Promise<Running
       // After the last request: this replica leaves the kubernetes Endpoints (unless its
       // graceful shutdown did first), then the store closes.
       await leaveEndpoints();
+      await auditor?.close();
       await backend.close();
     })());
 

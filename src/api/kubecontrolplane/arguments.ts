@@ -1,12 +1,12 @@
 /**
  * The flags `apiServerArguments` may set: the ones Shipyard's API server accepts
- * (`apiserver/component.ts`), its log level, its shutdown delay, and the admission plugin lists.
- * Shipyard's server has no audit log, so kube's `audit-*` flags are not declared (refused, not
- * ignored). Upstream types `apiServerArguments` as `map[string][]string` and checks nothing, so a misspelt flag or a bad value becomes a revision whose server
+ * (`apiserver/component.ts`), its log level, its shutdown delay, its audit log (`audit-log-format`
+ * and the webhook's flags are not declared: the log is JSON lines in a file), and the admission
+ * plugin lists. Upstream types `apiServerArguments` as `map[string][]string` and checks nothing, so a misspelt flag or a bad value becomes a revision whose server
  * crash-loops on every master; here each flag is declared, with how many values it takes and
  * what a value must look like (issue 17, item 3).
  */
-import { duration, httpsUrl, integerAtLeast, loopbackAddress, nonEmpty, oneOf, pluginName, port, portRange, serviceRange, type ValueCheck } from './values.ts';
+import { absolutePath, duration, httpsUrl, integerAtLeast, loopbackAddress, nonEmpty, oneOf, pluginName, port, portRange, serviceRange, type ValueCheck } from './values.ts';
 
 export interface ArgumentSpec {
   readonly description: string;
@@ -33,6 +33,11 @@ export const apiServerArgumentSpecs = {
   'service-node-port-range': single('The NodePort range, e.g. 30000-32767.', portRange),
   'store-durability': single('What an acknowledged write survives: fsync (default) or process-crash-only.', oneOf(storeDurabilities)),
   'shutdown-delay-duration': single('How long /readyz fails while the server keeps serving after SIGTERM, so load balancers drain it.', duration),
+  'audit-log-path': single('Where the audit log is written (a container path); "-" is standard output.', (v) => (v === '-' ? undefined : absolutePath(v))),
+  'audit-policy-file': single('The audit.k8s.io/v1 Policy file (a container path); without one nothing is audited.', absolutePath),
+  'audit-log-maxage': single('Days to keep rotated audit logs (0: no limit).', integerAtLeast(0)),
+  'audit-log-maxbackup': single('Rotated audit logs to keep (0: all).', integerAtLeast(0)),
+  'audit-log-maxsize': single('Megabytes an audit log grows to before it is rotated (0: 100).', integerAtLeast(0)),
   'enable-admission-plugins': list('Admission plugins to run besides the default ones (unioned across config layers).', pluginName),
   'disable-admission-plugins': list('Admission plugins not to run (unioned across config layers).', pluginName),
 } as const satisfies Record<string, ArgumentSpec>;

@@ -26,7 +26,7 @@ describe('kubecontrolplane.config.openshift.io/v1 KubeAPIServerConfig', () => {
       assert.ok(props[field], field);
     }
     assert.deepEqual(Object.keys(props.servingInfo!.properties!).sort(), ['bindAddress', 'bindNetwork', 'certFile', 'cipherSuites', 'clientCA', 'keyFile', 'minTLSVersion', 'namedCertificates']);
-    for (const absent of ['authConfig', 'oauthConfig', 'kubeletClientInfo', 'aggregatorConfig', 'auditConfig']) assert.equal(props[absent], undefined, absent);
+    for (const absent of ['authConfig', 'oauthConfig', 'kubeletClientInfo', 'aggregatorConfig']) assert.equal(props[absent], undefined, absent);
     const pluginConfig = props.admissionPluginConfig!.additionalProperties as { properties: Record<string, { 'x-kubernetes-preserve-unknown-fields'?: boolean }> };
     assert.equal(pluginConfig.properties.configuration!['x-kubernetes-preserve-unknown-fields'], true, "a plugin's configuration is the plugin's business");
   });

@@ -9,7 +9,7 @@
  * `GenericAPIServerConfig` it inlines), but only the fields Shipyard's server honours are
  * declared: upstream decodes leniently and drops what it does not know, so a typo silently does
  * nothing; here an undeclared field is an error naming its path (issue 17, item 3). OpenShift's
- * authConfig, aggregatorConfig, auditConfig (Shipyard's server has no audit log), kubeletClientInfo,
+ * authConfig, aggregatorConfig, kubeletClientInfo,
  * oauthConfig, projectConfig, userAgentMatchingConfig and storageConfig's etcd client fields
  * (ca, certFile, keyFile, storagePrefix) are not declared, so setting them is refused rather than ignored.
  *
@@ -112,6 +112,20 @@ export const imagePolicyConfig = s.object({
   }),
 });
 
+/** The audit log: JSON lines in a file (the legacy text format and the webhook are refused by the server). */
+export const auditConfig = s.object({
+  enabled: s.boolean({ description: 'Whether requests are audited.' }),
+  auditFilePath: s.string({ description: 'Where the audit log is written (a container path).' }),
+  maximumFileRetentionDays: s.integer({ minimum: 0, description: 'Days to keep rotated audit logs (0: no limit).' }),
+  maximumRetainedFiles: s.integer({ minimum: 0, description: 'Rotated audit logs to keep (0: all).' }),
+  maximumFileSizeMegabytes: s.integer({ minimum: 0, description: 'Megabytes an audit log grows to before it is rotated (0: 100).' }),
+  policyFile: s.string({ description: 'The audit.k8s.io/v1 Policy file (a container path).' }),
+  policyConfiguration: s.nullable(s.unknownObject({ description: 'The audit policy inline (wins over policyFile).' })),
+  logFormat: s.enum(['legacy', 'json'], { description: "json (one Event per line); legacy is refused by Shipyard's server." }),
+  webHookKubeConfig: s.string({ description: "A kubeconfig for an audit webhook; refused by Shipyard's server." }),
+  webHookMode: s.enum(['batch', 'blocking'], { description: "How events reach the webhook; refused by Shipyard's server." }),
+});
+
 type ApiServerArguments = { [K in ApiServerArgumentName]?: string[] };
 
 /** One property per known flag, each a list of strings (`Arguments` upstream). */
@@ -133,6 +147,7 @@ export const kubeAPIServerConfig = s.object({
   admissionPluginConfig: s.map(admissionPluginConfig, {
     description: 'Admission plugin configuration by name: the older spelling of admission.pluginConfig, which the operator observes into (and which wins when a plugin is in both).',
   }),
+  auditConfig,
   corsAllowedOrigins: s.array(s.string(), { description: 'Regular expressions; a request whose Origin matches one gets CORS headers.' }),
   gracefulTerminationDuration: s.string({
     description: "Seconds the kubelet gives the server to stop (the static pod's terminationGracePeriodSeconds): at least the shutdown delay plus in-flight requests.",
@@ -143,3 +158,4 @@ export type KubeAPIServerConfig = Infer<typeof kubeAPIServerConfig>;
 export type ServingInfo = Infer<typeof servingInfo>;
 export type StorageConfig = Infer<typeof storageConfig>;
 export type AdmissionPluginConfig = Infer<typeof admissionPluginConfig>;
+export type AuditConfig = Infer<typeof auditConfig>;
