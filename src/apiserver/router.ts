@@ -68,6 +68,12 @@ export async function routeRequest(req: IncomingMessage, res: ServerResponse, de
   }
   if (!user) {
     req.resume();
+    // The audit log names what an unauthenticated request asked for, as kube's (its request info precedes authentication).
+    try {
+      deps.observe?.({ info: parseRequestInfo(req.method ?? 'GET', path, url.searchParams) });
+    } catch {
+      /* a path that does not parse: the 401 stands */
+    }
     throw errors.unauthorized();
   }
   const authz = deps.authz;
