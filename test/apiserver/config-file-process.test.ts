@@ -71,9 +71,11 @@ function kubectl(dir: string, args: readonly string[]): Promise<{ code: number; 
 }
 
 describe('kube-apiserver component from a rendered config.yaml', () => {
-  it('serves as the config says: TLS profile, Service and NodePort ranges, log level, CORS, restricted endpoints', async (t) => {
+  it('serves as the config says: TLS profile, Service and NodePort ranges, log level, CORS, restricted endpoints, audit log', async (t) => {
     const rootfs = mkdtempSync(join(tmpdir(), 'shipyard-kas-config-'));
     const port = await freePort();
+    mkdirSync(join(rootfs, 'etc/kubernetes/audit'), { recursive: true });
+    writeFileSync(join(rootfs, 'etc/kubernetes/audit/policy.yaml'), 'apiVersion: audit.k8s.io/v1\nkind: Policy\nrules:\n- level: Metadata\n  resources: [{group: "", resources: [services, endpoints]}]\n');
     writeConfig(
       rootfs,
       [
@@ -93,6 +95,8 @@ describe('kube-apiserver component from a rendered config.yaml', () => {
         'admissionPluginConfig:',
         '  openshift.io/RestrictedEndpointsAdmission:',
         '    configuration: {restrictedCIDRs: ["127.128.0.0/9"]}',
+        // Container paths: the log lands under the pod's rootfs.
+        'auditConfig: {enabled: true, auditFilePath: /var/log/kube-apiserver/audit.log, policyFile: /etc/kubernetes/audit/policy.yaml, maximumRetainedFiles: 2, logFormat: json}',
         '',
       ].join('\n'),
     );
@@ -160,6 +164,14 @@ describe('kube-apiserver component from a rendered config.yaml', () => {
     // SIGTERM, as the kubelet stops it: a clean stop within the (0s) shutdown delay.
     proc.child.kill('SIGTERM');
     assert.equal(await proc.exited, 0);
+
+    // The audit log, flushed at the stop: who did what, impersonation included, and no token.
+    const audit = readFileSync(join(rootfs, 'var/log/kube-apiserver/audit.log'), 'utf8');
+    const events = audit.split('\n').filter(Boolean).map((l) => JSON.parse(l) as { verb: string; user: { username: string }; impersonatedUser?: { username: string }; objectRef: { resource: string; name?: string }; responseStatus: { code: number } });
+    assert.ok(!audit.includes(/token: (\S+)/.exec(kc)![1]!), 'no bearer token in the audit log');
+    assert.ok(events.length > 0 && events.every((e) => ['services', 'endpoints'].includes(e.objectRef.resource)), 'only what the policy selects');
+    assert.ok(events.some((e) => e.verb === 'create' && e.objectRef.resource === 'services' && e.user.username === 'admin' && e.responseStatus.code === 201), audit);
+    assert.ok(events.some((e) => e.verb === 'create' && e.objectRef.resource === 'endpoints' && e.user.username === 'admin' && e.impersonatedUser?.username === 'alice' && e.responseStatus.code === 403), audit);
   });
 
   it('minTLSVersion VersionTLS13 refuses a TLS 1.2 client', async (t) => {
