@@ -120,13 +120,13 @@ describe('runtime/config-merge', () => {
           ...base(),
           {
             name: 'unsupportedConfigOverrides',
-            content: { apiServerArguments: { v: 4 }, servingInfo: { minTLSVersion: 'TLS1.2' }, auditConfig: { enabled: true }, admissionPluginConfig: { 'openshift.io/X': { location: 5, configuration: { anything: [1] } } } },
+            content: { apiServerArguments: { v: 4 }, servingInfo: { minTLSVersion: 'TLS1.2' }, auditConfig: { enabled: 'yes' }, admissionPluginConfig: { 'openshift.io/X': { location: 5, configuration: { anything: [1] } } } },
           },
         ]),
         [
           'unsupportedConfigOverrides: admissionPluginConfig[openshift.io/X].location: Invalid value: 5: must be of type string, not integer',
           'unsupportedConfigOverrides: apiServerArguments.v: Invalid value: 4: must be of type array, not integer',
-          'unsupportedConfigOverrides: auditConfig: unknown field',
+          'unsupportedConfigOverrides: auditConfig.enabled: Invalid value: "yes": must be of type boolean, not string',
           'unsupportedConfigOverrides: servingInfo.minTLSVersion: Unsupported value: "TLS1.2": supported values: "VersionTLS10", "VersionTLS11", "VersionTLS12", "VersionTLS13"',
         ],
       );
