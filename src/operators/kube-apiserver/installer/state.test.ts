@@ -102,6 +102,19 @@ describe('installer state machine', () => {
     assert.equal(d.conditions[0]!.message, '1 nodes are active; 2 nodes are at revision 0; 1 node is at revision 1');
   });
 
+  it('a replica Ready just now makes its node current at once; the next master with a replica then waits out the minimum ready time', () => {
+    const nodes = [node('m0', { currentRevision: 1, targetRevision: 2 }), node('m1', { currentRevision: 1 }), node('m2', { currentRevision: 1 })];
+    const mirrors = new Map([mirror('m0', 2, { readySince: T() - 1_000 }), mirror('m1', 1, { readySince: 0 }), mirror('m2', 1, { readySince: 0 })]);
+    const d = decideInstallerState(input({ nodeStatuses: nodes, latestAvailableRevision: 2, installerPods: new Map([installer('installer-2-m0', 'Succeeded')]), mirrorPods: mirrors }));
+    assert.equal(d.changed, true);
+    assert.deepEqual(d.nodeStatuses[0], node('m0', { currentRevision: 2, targetRevision: 0 }));
+    assert.equal(d.requeueAfterMs, undefined);
+    const next = decideInstallerState(input({ nodeStatuses: d.nodeStatuses, latestAvailableRevision: 2, mirrorPods: mirrors }));
+    assert.equal(next.changed, false, 'm1 has a replica to take down');
+    assert.deepEqual(next.actions, []);
+    assert.equal(next.requeueAfterMs, 29_000);
+  });
+
   it('the minimum ready time holds back a master with a replica to take down until it has passed (default 30 s, settable)', () => {
     const nodes = [node('m0', { currentRevision: 2, targetRevision: 0 }), node('m1', { currentRevision: 1 }), node('m2', { currentRevision: 2 })];
     const mirrors = new Map([mirror('m0', 2, { readySince: T() - 10_000 }), mirror('m1', 1, { readySince: 0 }), mirror('m2', 2, { readySince: 0 })]);

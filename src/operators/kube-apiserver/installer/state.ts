@@ -8,9 +8,9 @@
  *
  * One master at a time: each sync walks the nodes round-robin from a start node and stops at the
  * first whose status changes, and a node only follows the one before it once that one is done.
- * A node is current when its mirror pod carries the target revision and is Ready; the next node
- * waits until every Ready mirror pod has been Ready for `minReadyMs`, unless it has no replica
- * to take down. A failed installer is
+ * A node is current when its mirror pod carries the target revision and is Ready; a node is
+ * given a new target only once every Ready mirror pod has been Ready for `minReadyMs`, unless
+ * it has no replica to take down. A failed installer is
  * retried with backoff under `installer-N-retry-K-<node>`; a newer revision fast-forwards a node
  * still installing an older one.
  */
@@ -224,13 +224,14 @@ export function decideInstallerState(input: InstallerStateInput): InstallerDecis
 
   const start = startNode(nodes, input.mirrorPods, input.bootstrapNodes);
   // The minimum ready time keeps the replicas just started serving for a while before another
-  // master's is taken down. A master about to get its first replica (no mirror pod, no
-  // bootstrap server) takes nothing down, so it does not wait: at install the masters without a
-  // replica get theirs back to back, beyond upstream, whose bootstrap runs elsewhere.
-  const first = nodes[start.index]!;
-  const takesNothingDown = (first.targetRevision ?? 0) === 0 && (first.currentRevision ?? 0) !== latest && !input.mirrorPods.has(mirrorPodName(first.nodeName)) && !input.bootstrapNodes?.has(first.nodeName);
-  const wait = takesNothingDown ? 0 : minReadyWaitMs(nodes, input.mirrorPods, input.now, input.minReadyMs ?? defaultMinReadyMs);
-  if (wait > 0) return done(false, wait);
+  // master's is taken down, so it holds back only a new target on a master with a replica (a
+  // mirror pod or the bootstrap server). A master about to get its first replica takes nothing
+  // down: at install the masters without one get theirs back to back, beyond upstream, whose
+  // bootstrap runs elsewhere. Also beyond upstream, which waits before looking at any node: a
+  // node whose new replica is Ready is recorded current at once, so its status (and
+  // StaticPodsAvailable) says so without lagging 30 s behind the pods.
+  const minReadyWait = (n: DeepReadonly<NodeStatus>): number =>
+    !input.mirrorPods.has(mirrorPodName(n.nodeName)) && !input.bootstrapNodes?.has(n.nodeName) ? 0 : minReadyWaitMs(nodes, input.mirrorPods, input.now, input.minReadyMs ?? defaultMinReadyMs);
 
   for (let step = 0; step < nodes.length; step++) {
     const i = (start.index + step) % nodes.length;
@@ -287,6 +288,8 @@ export function decideInstallerState(input: InstallerStateInput): InstallerDecis
 
     const next = revisionToStart(curr, prev, latest);
     if (next === 0 || next === target) continue;
+    const wait = minReadyWait(curr);
+    if (wait > 0) return done(false, wait);
     nodes[i] = { ...curr, targetRevision: next };
     events.push({ type: 'Normal', reason: 'NodeTargetRevisionChanged', message: `Updating node "${curr.nodeName}" from revision ${current} to ${next} because ${why}` });
     return done(!equalStatus(nodes[i]!, curr));
