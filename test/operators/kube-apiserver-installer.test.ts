@@ -210,6 +210,8 @@ describe('kube-apiserver installer controller (API server, FakeClock)', () => {
     await until('progressing', async () => (await condition('NodeInstallerProgressing'))?.message === '1 node is at revision 1; 0 nodes have achieved new revision 2', SLOW);
     assert.equal(await pod('installer-2-master-0'), undefined);
     assert.equal((await node('master-0'))?.targetRevision ?? 0, 0);
+    // master-0 has a replica to take down, so the replicas must have been Ready for the minimum ready time.
+    clock.advance(30_000);
     await client.create<V1ConfigMap>(resources.configMaps, { metadata: { name: 'config-2', namespace: NS }, data: {} });
     await until('installer-2-master-0', () => pod('installer-2-master-0'), SLOW);
     assert.equal((await condition('InstallerControllerDegraded'))?.status, 'False');
