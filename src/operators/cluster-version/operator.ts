@@ -66,6 +66,10 @@ export function desiredRelease(cv: ClusterVersion | undefined, own: Release, ima
   return { version: du.version!, image: imageForVersion(du.version!) };
 }
 
+/** What a pass waits on in a ClusterOperator: Available, Degraded and the versions reported. */
+const operatorHealthOf = (co: ClusterOperator): string =>
+  JSON.stringify([co.status?.conditions?.filter((c) => c.type === 'Available' || c.type === 'Degraded').map((c) => [c.type, c.status]) ?? [], co.status?.versions ?? []]);
+
 export function createClusterVersionOperator(ctx: ControllerContext, options: ClusterVersionOperatorOptions): Controller {
   const versions = ctx.informers.informer<ClusterVersion>(resources.clusterVersions, { fieldSelector: `metadata.name=${CLUSTER_VERSION_NAME}` });
   const operators = ctx.informers.informer<ClusterOperator>(resources.clusterOperators);
@@ -73,6 +77,8 @@ export function createClusterVersionOperator(ctx: ControllerContext, options: Cl
   let running: { wishes: string; abort: AbortController } | undefined;
   let attempt = 0;
   let consecutiveFailures = 0;
+  /** A ClusterOperator's health changed while a pass ran: a failed pass looks again at once. */
+  let operatorsChanged = false;
   const interval = (): number => options.reconcileIntervalMs ?? randomInterval();
 
   /** What a pass depends on: a change aborts the pass running for older wishes. */
@@ -186,6 +192,7 @@ export function createClusterVersionOperator(ctx: ControllerContext, options: Cl
     const statusFor = (current: ClusterVersion, result: SyncResult | undefined): ClusterVersionStatus =>
       computeStatus({ previous: current.status ?? {}, desired: release, generation: current.metadata?.generation, versionHash: loaded.versionHash, state, result, refused, overridesSet, unmanaged, notUpgradeable: notUpgradeable(), channel: current.spec?.channel, now: now() });
 
+    operatorsChanged = false;
     await precreateOperators(manifests);
     ctx.logger.info({ version: release.version, image: release.image, mode, manifests: manifests.length }, 'starting a pass over the payload');
     const result = await runSyncPass({
@@ -235,8 +242,14 @@ export function createClusterVersionOperator(ctx: ControllerContext, options: Cl
       consecutiveFailures = 0;
       return { requeueAfterMs: interval() };
     }
-    // Failure backoff: interval/16, doubled per consecutive failure, at most the interval.
     consecutiveFailures++;
+    // An operator the pass waited on may have come good after its last look: pass again now.
+    if (operatorsChanged && result.failures.every((f) => f.waiting)) {
+      operatorsChanged = false;
+      controller.enqueue(CLUSTER_VERSION_NAME);
+      return;
+    }
+    // Failure backoff: interval/16, doubled per consecutive failure, at most the interval.
     const base = options.reconcileIntervalMs ?? 120_000;
     const backoff = Math.min(base, (base / 16) * 2 ** (consecutiveFailures - 1));
     return { requeueAfterMs: Math.round(backoff * (0.8 + Math.random() * 0.4)) };
@@ -266,6 +279,16 @@ export function createClusterVersionOperator(ctx: ControllerContext, options: Cl
     if (JSON.stringify((cv as ClusterVersion).spec) !== JSON.stringify((old as ClusterVersion).spec)) onVersion(cv as ClusterVersion);
   });
   versions.on('delete', () => controller.enqueue(CLUSTER_VERSION_NAME));
+  // A pass that failed waiting on operators looks again as soon as one of them changes its
+  // availability, degradation or versions, rather than after the failure backoff (upstream's
+  // CVO likewise wakes its sync worker when an operator's version changes). While a pass runs,
+  // its own retries look; a change after its last look is remembered for when it ends.
+  operators.on('update', (co, old) => {
+    if (consecutiveFailures === 0 && !running) return;
+    if (operatorHealthOf(co as ClusterOperator) === operatorHealthOf(old as ClusterOperator)) return;
+    if (running) operatorsChanged = true;
+    else controller.enqueue(CLUSTER_VERSION_NAME);
+  });
   controller.enqueue(CLUSTER_VERSION_NAME);
   return controller;
 }
