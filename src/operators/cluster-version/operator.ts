@@ -284,10 +284,9 @@ export function createClusterVersionOperator(ctx: ControllerContext, options: Cl
   // CVO likewise wakes its sync worker when an operator's version changes). While a pass runs,
   // its own retries look; a change after its last look is remembered for when it ends.
   operators.on('update', (co, old) => {
-    if (consecutiveFailures === 0 && !running) return;
     if (operatorHealthOf(co as ClusterOperator) === operatorHealthOf(old as ClusterOperator)) return;
-    if (running) operatorsChanged = true;
-    else controller.enqueue(CLUSTER_VERSION_NAME);
+    operatorsChanged = true;
+    if (!running && consecutiveFailures > 0) controller.enqueue(CLUSTER_VERSION_NAME);
   });
   controller.enqueue(CLUSTER_VERSION_NAME);
   return controller;
