@@ -29,7 +29,7 @@ import type { ApiClient } from '../../runtime/client.ts';
 import { discoverResources } from '../../runtime/discovery.ts';
 import { resources, type ResourceRef } from '../../runtime/resources.ts';
 import { buildPayload } from '../../release/build.ts';
-import { loadPayloadDir, type LoadedPayload } from '../../release/payload.ts';
+import type { LoadedPayload } from '../../release/payload.ts';
 import { renderManifestObject } from '../../operators/cluster-version/payload.ts';
 import { builtinImage, componentNames, launcherPath, SHIPYARD_VERSION } from '../components.ts';
 import { createMachineConfigObjects, type MachineConfigBootstrap } from './machine-config.ts';
@@ -223,8 +223,4 @@ export async function bootstrapClusterVersion(client: ApiClient, payload: Loaded
     spec: { clusterID: randomUUID(), channel: `stable-${DEFAULT_RELEASE_VERSION.split('.').slice(0, 2).join('.')}` },
   } as KubernetesObject);
   return 'bootstrapped';
-}
-
-export function loadRelease(dataDir: string, version: string): LoadedPayload {
-  return loadPayloadDir(join(dataDir, 'releases', version, 'release-manifests'), releaseImage(version));
 }
