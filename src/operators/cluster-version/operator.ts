@@ -24,7 +24,7 @@ import { filterOverrides, planPayload, type LoadedPayload, type Override, type P
 import type { PayloadSource } from './payload-source.ts';
 import { CLUSTER_VERSION_NAME, CVO_DEPLOYMENT, CVO_NAMESPACE } from './refs.ts';
 import { computeStatus, syncState, type ClusterVersionStatus, type Release, type SyncState } from './status.ts';
-import { defaultBackoff, runSyncPass, type Health, type PlannedManifest, type SyncMode, type SyncResult } from './sync-worker.ts';
+import { defaultBackoff, runSyncPass, type Health, type PlannedManifest, type SyncMode, type SyncResult, type TaskBackoff } from './sync-worker.ts';
 
 interface ClusterOperator extends KubernetesObject {
   status?: { conditions?: { type: string; status: string; message?: string }[]; versions?: { name: string; version: string }[]; relatedObjects?: unknown[] };
@@ -38,6 +38,8 @@ export interface ClusterVersionOperatorOptions {
   readonly reconcileIntervalMs?: number;
   /** How often ClusterVersion status is written while a pass progresses. */
   readonly progressWriteMs?: number;
+  /** How a manifest is retried within a pass; by default the CVO's for the pass's mode (`defaultBackoff`). */
+  readonly taskBackoff?: TaskBackoff;
 }
 
 const FIELD_MANAGER = 'cluster-version-operator';
@@ -199,7 +201,7 @@ export function createClusterVersionOperator(ctx: ControllerContext, options: Cl
       mode,
       plan,
       parallelism: mode === 'reconcile' ? 2 : 16,
-      backoff: defaultBackoff(mode, options.reconcileIntervalMs ?? 120_000),
+      backoff: options.taskBackoff ?? defaultBackoff(mode, options.reconcileIntervalMs ?? 120_000),
       signal: abort.signal,
       describeError: describeApiError,
       apply: async (p, signal) => {
@@ -244,7 +246,8 @@ export function createClusterVersionOperator(ctx: ControllerContext, options: Cl
     }
     consecutiveFailures++;
     // An operator the pass waited on may have come good after its last look: pass again now.
-    if (operatorsChanged && result.failures.every((f) => f.waiting)) {
+    // Not available is not a wait (it is reported as Failing at once) but an operator's change cures it too.
+    if (operatorsChanged && result.failures.every((f) => f.waiting || f.manifest.kind === 'ClusterOperator')) {
       operatorsChanged = false;
       controller.enqueue(CLUSTER_VERSION_NAME);
       return;
