@@ -16,15 +16,20 @@ export async function serveCRDs(ts: TestServer, crds: readonly { readonly metada
   config.loadFromFile(ts.server.kubeconfigPath);
   const admin = new ApiClient(config);
   try {
-    for (const crd of crds) await admin.create(resources.customResourceDefinitions, crd as never);
-    for (const crd of crds) {
-      await until(`${crd.metadata.name} Established`, async () => {
-        const got = await admin.get<{ metadata?: object; status?: { conditions?: { type: string; status: string }[] } }>(resources.customResourceDefinitions, undefined, crd.metadata.name);
-        return got.status?.conditions?.some((c) => c.type === 'Established' && c.status === 'True');
-      });
-    }
+    await createEstablishedCRDs(admin, crds);
   } finally {
     admin.close();
+  }
+}
+
+/** `serveCRDs` with a client the caller has (a controller harness's `seed`). */
+export async function createEstablishedCRDs(client: ApiClient, crds: readonly { readonly metadata: { readonly name: string } }[]): Promise<void> {
+  for (const crd of crds) await client.create(resources.customResourceDefinitions, crd as never);
+  for (const crd of crds) {
+    await until(`${crd.metadata.name} Established`, async () => {
+      const got = await client.get<{ metadata?: object; status?: { conditions?: { type: string; status: string }[] } }>(resources.customResourceDefinitions, undefined, crd.metadata.name);
+      return got.status?.conditions?.some((c) => c.type === 'Established' && c.status === 'True');
+    });
   }
 }
 
