@@ -245,9 +245,9 @@ export function createClusterVersionOperator(ctx: ControllerContext, options: Cl
       return { requeueAfterMs: interval() };
     }
     consecutiveFailures++;
-    // An operator the pass waited on may have come good after its last look: pass again now.
-    // Not available is not a wait (it is reported as Failing at once) but an operator's change cures it too.
-    if (operatorsChanged && result.failures.every((f) => f.waiting || f.manifest.kind === 'ClusterOperator')) {
+    // An operator changed after the pass last looked at it: pass again now, as a change after
+    // the pass does (a not-available operator fails the pass at once, so most of its waits end here).
+    if (operatorsChanged) {
       operatorsChanged = false;
       controller.enqueue(CLUSTER_VERSION_NAME);
       return;
