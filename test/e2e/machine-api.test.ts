@@ -179,7 +179,7 @@ describe('machine-api operator acceptance (e2e)', { timeout: 1_200_000, concurre
         metadata: { name: 'workers', namespace: NS },
         spec: {
           selector,
-          unhealthyConditions: [{ type: 'Ready', status: 'Unknown', timeout: '30s' }, { type: 'Ready', status: 'False', timeout: '30s' }],
+          unhealthyConditions: [{ type: 'Ready', status: 'Unknown', timeout: '10s' }, { type: 'Ready', status: 'False', timeout: '10s' }],
           maxUnhealthy: 0,
         },
       }));
