@@ -54,6 +54,7 @@ import { renderTable } from './tables-service.ts';
 import { HealthEndpoints, pingCheck, shutdownCheck } from './health.ts';
 import { GracefulShutdown, isLongRunning } from './shutdown.ts';
 import { Auditor, type AuditorOptions } from './audit/auditor.ts';
+import { createdNameOf } from './audit/created-name.ts';
 import type { RequestInfo } from './http/request-info.ts';
 
 export interface ApiServerOptions {
@@ -172,7 +173,7 @@ function recordAudit(auditor: Auditor, req: IncomingMessage, res: ServerResponse
     impersonatedUser: seen.impersonatedUser,
     sourceIPs: req.socket.remoteAddress ? [req.socket.remoteAddress] : [],
     userAgent: req.headers['user-agent'],
-    objectRef: r ? { resource: r.resource, namespace: r.namespace, name: r.name, apiGroup: r.group, apiVersion: r.version, subresource: r.subresource } : undefined,
+    objectRef: r ? { resource: r.resource, namespace: r.namespace, name: r.name ?? createdNameOf(req), apiGroup: r.group, apiVersion: r.version, subresource: r.subresource } : undefined,
     code: res.statusCode,
     receivedAt,
     completedAt: Date.now(),

@@ -78,7 +78,7 @@ describe('audit log (a real API server)', () => {
     assert.ok(create, text);
     assert.equal(create.user.username, 'admin');
     assert.ok(create.user.groups?.includes('system:masters'), JSON.stringify(create.user));
-    assert.deepEqual(create.objectRef, { resource: 'configmaps', namespace: 'default', apiVersion: 'v1' });
+    assert.deepEqual(create.objectRef, { resource: 'configmaps', namespace: 'default', name: 'audited', apiVersion: 'v1' }, 'a create is named by the object it created');
     assert.match(create.requestURI, /^\/api\/v1\/namespaces\/default\/configmaps/);
     assert.match(create.userAgent ?? '', /^kubectl/);
     const get = find('get', 'configmaps', 200);

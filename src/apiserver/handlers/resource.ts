@@ -4,6 +4,7 @@
  * send. Other subresources (scale, eviction, binding, log, finalize) have their own modules.
  */
 import { fieldError } from '../../api/field-errors.ts';
+import { noteCreatedName } from '../audit/created-name.ts';
 import { errors, isNotFound } from '../errors.ts';
 import { decodeBody, findDuplicateJsonKeys, mediaType, protobufType, readBody } from '../http/body.ts';
 import { addWarnings, writeBody, writeRaw } from '../http/respond.ts';
@@ -158,6 +159,7 @@ export async function handleCreate(scope: RequestScope, ctx: ServerContext): Pro
   const obj = checkObjectBody(def, value, { namespace: info.namespace });
   // The body was parsed for this request alone: the store may make it the created object.
   const created = await ctx.store.createServed(def, info.namespace, obj, writeContext(scope), { owned: true });
+  noteCreatedName(scope.req, created.object.metadata?.name);
   if (created.text !== undefined && scope.format.kind === 'json') {
     // The stored text with its resourceVersion spliced in: no second serialization of the object.
     addWarnings(scope.res, scope.warnings);
