@@ -226,7 +226,16 @@ export class ApiClient {
     return this.request('DELETE', objectPath(ref, namespace, name), { body });
   }
 
-  /** Deletes, treating "already gone" as success: most reconcilers want exactly that. */
+  /** The object, or undefined when there is none of that name. */
+  async getIfExists<T extends KubernetesObject>(ref: ResourceRef, namespace: string | undefined, name: string, opts: { signal?: AbortSignal } = {}): Promise<T | undefined> {
+    try {
+      return await this.get<T>(ref, namespace, name, opts);
+    } catch (err) {
+      if (isNotFound(err)) return undefined;
+      throw err;
+    }
+  }
+
   /** Creates `obj` unless an object of that name exists; resolves with the created object, or undefined if it existed. */
   async createIfMissing<T extends KubernetesObject>(ref: ResourceRef, obj: T): Promise<T | undefined> {
     try {
@@ -237,6 +246,7 @@ export class ApiClient {
     }
   }
 
+  /** Deletes, treating "already gone" as success: most reconcilers want exactly that. */
   async deleteIfExists(ref: ResourceRef, namespace: string | undefined, name: string, opts: DeleteOptions = {}): Promise<boolean> {
     try {
       await this.delete(ref, namespace, name, opts);

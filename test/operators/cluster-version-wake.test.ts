@@ -19,7 +19,7 @@ import { createClusterVersionOperator } from '../../src/operators/cluster-versio
 import { loadPayloadDir, type LoadedPayload } from '../../src/operators/cluster-version/payload.ts';
 import type { PayloadSource } from '../../src/operators/cluster-version/payload-source.ts';
 import type { TaskBackoff } from '../../src/operators/cluster-version/sync-worker.ts';
-import { isNotFound, type ApiClient } from '../../src/runtime/client.ts';
+import type { ApiClient } from '../../src/runtime/client.ts';
 import { reportClusterOperatorStatus } from '../../src/runtime/cluster-operator-status.ts';
 import { resources, type ResourceRef } from '../../src/runtime/resources.ts';
 import { startControllers, type RunningControllers } from '../support/controllers.ts';
@@ -100,24 +100,9 @@ const payloadSource = (payload: LoadedPayload): PayloadSource => ({
 
 const condition = (cv: ClusterVersion | undefined, type: string) => cv?.status?.conditions?.find((c) => c.type === type);
 
-async function clusterVersion(client: ApiClient): Promise<ClusterVersion | undefined> {
-  try {
-    return await client.get<ClusterVersion>(resources.clusterVersions, undefined, 'version');
-  } catch (err) {
-    if (isNotFound(err)) return undefined;
-    throw err;
-  }
-}
+const clusterVersion = (client: ApiClient): Promise<ClusterVersion | undefined> => client.getIfExists<ClusterVersion>(resources.clusterVersions, undefined, 'version');
 
-async function exists(client: ApiClient, ref: ResourceRef, namespace: string, name: string): Promise<boolean> {
-  try {
-    await client.get(ref, namespace, name);
-    return true;
-  } catch (err) {
-    if (isNotFound(err)) return false;
-    throw err;
-  }
-}
+const exists = async (client: ApiClient, ref: ResourceRef, namespace: string, name: string): Promise<boolean> => (await client.getIfExists(ref, namespace, name)) !== undefined;
 
 /** What the operator writes once it runs the release: Available, not Degraded, at the payload's version. */
 const reportAvailable = (client: ApiClient): Promise<boolean> =>

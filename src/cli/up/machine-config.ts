@@ -28,7 +28,7 @@ import { issueSigner, signerSecret } from '../../operators/machine-config/operat
 import { renderBootstrap } from '../../operators/machine-config/render/render.ts';
 import { renderTemplates } from '../../operators/machine-config/render/templates.ts';
 import { initialNodeAnnotations } from '../../operators/machine-config/server/served-config.ts';
-import { isNotFound, type ApiClient } from '../../runtime/client.ts';
+import type { ApiClient } from '../../runtime/client.ts';
 import { resources, type ResourceRef } from '../../runtime/resources.ts';
 import type { LoadedPayload } from '../../release/payload.ts';
 
@@ -82,13 +82,7 @@ export function nodeIgnition(boot: MachineConfigBootstrap, pool: string, extraFi
 }
 
 async function exists(client: ApiClient, ref: ResourceRef, namespace: string | undefined, name: string): Promise<boolean> {
-  try {
-    await client.get(ref, namespace, name);
-    return true;
-  } catch (err) {
-    if (isNotFound(err)) return false;
-    throw err;
-  }
+  return (await client.getIfExists(ref, namespace, name)) !== undefined;
 }
 
 /** Step 2: the objects the operator and the controller start from. Needs the payload's CRDs served. */
