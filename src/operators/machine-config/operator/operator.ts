@@ -24,7 +24,7 @@ import type { KubernetesObject, V1Node, V1Secret, V1ConfigMap } from '@kubernete
 import { Infrastructure, Network, type ClusterOperator } from '../../../api/config/index.ts';
 import { controllerConfigName, masterPool, type ControllerConfig, type MachineConfigPool } from '../../../api/machineconfiguration/index.ts';
 import { applyManifest, evaluateHealth, mergeObject } from '../../../runtime/apply/index.ts';
-import { errorText, isNotFound } from '../../../runtime/client.ts';
+import { errorText } from '../../../runtime/client.ts';
 import { reportClusterOperatorStatus } from '../../../runtime/cluster-operator-status.ts';
 import type { ControllerContext } from '../../../runtime/context.ts';
 import { Controller } from '../../../runtime/controller.ts';
@@ -93,13 +93,8 @@ export function createMachineConfigOperator(ctx: ControllerContext, o: MachineCo
   };
 
   async function rootCA(): Promise<string | undefined> {
-    try {
-      const cm = await ctx.client.get<V1ConfigMap>(resources.configMaps, ROOT_CA_CONFIGMAP.namespace, ROOT_CA_CONFIGMAP.name);
-      return cm.data?.[ROOT_CA_CONFIGMAP.key] || undefined;
-    } catch (err) {
-      if (isNotFound(err)) return undefined;
-      throw err;
-    }
+    const cm = await ctx.client.getIfExists<V1ConfigMap>(resources.configMaps, ROOT_CA_CONFIGMAP.namespace, ROOT_CA_CONFIGMAP.name);
+    return cm?.data?.[ROOT_CA_CONFIGMAP.key] || undefined;
   }
 
   async function syncPools(): Promise<TaskOutcome> {

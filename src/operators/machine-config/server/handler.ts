@@ -11,9 +11,9 @@ import { formatProblem, type ConfigProblem } from '../../../api/ignition/index.t
 import { group, machineConfigServer, type MachineConfig, type MachineConfigPool } from '../../../api/machineconfiguration/index.ts';
 import { isDns1123Subdomain } from '../../../api/names.ts';
 import { ApiError, type StatusCause, type StatusDetails } from '../../../api/status.ts';
-import { isNotFound, type ApiClient } from '../../../runtime/client.ts';
+import type { ApiClient } from '../../../runtime/client.ts';
 import type { Logger } from '../../../runtime/logger.ts';
-import { resources, type ResourceRef } from '../../../runtime/resources.ts';
+import { resources } from '../../../runtime/resources.ts';
 import { negotiateVersion } from './accept.ts';
 import { checkBearer } from './bootstrap-token.ts';
 import { mintServiceAccountToken, nodeBootstrapKubeconfig } from './node-kubeconfig.ts';
@@ -84,13 +84,13 @@ async function handle(options: ConfigHandlerOptions, req: IncomingMessage, res: 
     return writeStatus(req, res, badRequest(negotiated.message, { name: poolName, ...poolResource, causes: [{ reason: 'FieldValueNotSupported', field: 'Accept', message: negotiated.message }] }));
   }
 
-  const pool = await getOrUndefined<MachineConfigPool>(options.client, resources.machineConfigPools, poolName);
+  const pool = await options.client.getIfExists<MachineConfigPool>(resources.machineConfigPools, undefined, poolName);
   if (!pool) return writeStatus(req, res, notFound(poolResource, poolName));
   const renderedName = servedConfigName(pool);
   if (!renderedName) {
     return writeStatus(req, res, new ApiError(503, 'ServiceUnavailable', `MachineConfigPool "${poolName}" has no rendered configuration yet`, { name: poolName, ...poolResource, retryAfterSeconds: 5 }), { 'Retry-After': '5' });
   }
-  const rendered = await getOrUndefined<MachineConfig>(options.client, resources.machineConfigs, renderedName);
+  const rendered = await options.client.getIfExists<MachineConfig>(resources.machineConfigs, undefined, renderedName);
   if (!rendered) {
     return writeStatus(req, res, new ApiError(500, 'InternalError', `MachineConfig "${renderedName}", which MachineConfigPool "${poolName}" serves, does not exist`, { name: renderedName, ...configResource }));
   }
@@ -118,15 +118,6 @@ async function handle(options: ConfigHandlerOptions, req: IncomingMessage, res: 
   options.logger.info({ pool: poolName, config: renderedName, version: negotiated.version }, 'served config');
   // The body carries a credential: nothing on the way may keep it.
   return write(req, res, 200, 'application/json', JSON.stringify(served.body), { 'Cache-Control': 'no-store' });
-}
-
-async function getOrUndefined<T extends { metadata?: object }>(client: ApiClient, ref: ResourceRef, name: string): Promise<T | undefined> {
-  try {
-    return await client.get<T>(ref, undefined, name);
-  } catch (err) {
-    if (isNotFound(err)) return undefined;
-    throw err;
-  }
 }
 
 function configField(ignitionPath: string): string {
