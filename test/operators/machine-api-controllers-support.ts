@@ -5,7 +5,6 @@
  * run in-process under that account on a clock the test drives, and an informer whose events the
  * test can hold back, to play a cache that lags behind the server. Not a test file itself.
  */
-import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { KubernetesObject } from '@kubernetes/client-node';
 import pino from 'pino';
@@ -22,8 +21,9 @@ import type { AddHandler, DeleteHandler, Informer, UpdateHandler } from '../../s
 import { ClientConfig } from '../../src/runtime/kubeconfig.ts';
 import { createComponentMetrics } from '../../src/runtime/metrics.ts';
 import type { DeepReadonly } from '../../src/runtime/readonly.ts';
-import { objectPath, resources, type ResourceRef } from '../../src/runtime/resources.ts';
+import { resources, type ResourceRef } from '../../src/runtime/resources.ts';
 import type { TestServer } from '../support/server.ts';
+import { serviceAccountKubeconfig } from '../support/service-account.ts';
 import { until } from '../support/until.ts';
 
 export const NS = machineAPINamespace;
@@ -63,19 +63,7 @@ export async function prepare(ts: TestServer, admin: ApiClient, dir: string, acc
     roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: clusterRole },
     subjects: [{ kind: 'ServiceAccount', name: account, namespace: NS }],
   } as never);
-  const tr = await admin.request<{ status: { token: string } }>('POST', objectPath(resources.serviceAccounts, NS, account, 'token'), {
-    body: { apiVersion: 'authentication.k8s.io/v1', kind: 'TokenRequest', spec: {} },
-  });
-  const kubeconfig = join(dir, `${account}.kubeconfig`);
-  writeFileSync(kubeconfig, JSON.stringify({
-    apiVersion: 'v1',
-    kind: 'Config',
-    clusters: [{ name: 'c', cluster: { server: ts.server.url, 'certificate-authority-data': Buffer.from(ts.server.caCertPem).toString('base64') } }],
-    users: [{ name: account, user: { token: tr.status.token } }],
-    contexts: [{ name: 'c', context: { cluster: 'c', user: account } }],
-    'current-context': 'c',
-  }));
-  return kubeconfig;
+  return serviceAccountKubeconfig(ts, admin, NS, account, join(dir, `${account}.kubeconfig`));
 }
 
 function ignoreExists(err: unknown): void {

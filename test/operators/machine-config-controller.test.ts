@@ -12,7 +12,7 @@
  * collection of unused rendered configs runs on a FakeClock in its own suite below.
  */
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer, request } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -43,9 +43,10 @@ import type { Informer } from '../../src/runtime/informer.ts';
 import { ClientConfig } from '../../src/runtime/kubeconfig.ts';
 import { createComponentMetrics } from '../../src/runtime/metrics.ts';
 import type { DeepReadonly } from '../../src/runtime/readonly.ts';
-import { objectPath, resources } from '../../src/runtime/resources.ts';
+import { resources } from '../../src/runtime/resources.ts';
 import { parseTable } from '../e2e/support.ts';
 import { startTestServer, type TestServer } from '../support/server.ts';
+import { serviceAccountKubeconfig } from '../support/service-account.ts';
 import { until } from '../support/until.ts';
 
 const NS = 'openshift-machine-config-operator';
@@ -74,19 +75,7 @@ async function prepare(ts: TestServer, admin: ApiClient, dir: string): Promise<s
   }
   const applied = await ts.kubectl(['apply', '-f', RBAC]);
   assert.equal(applied.code, 0, applied.stderr);
-  const tr = await admin.request<{ status: { token: string } }>('POST', objectPath(resources.serviceAccounts, NS, 'machine-config-controller', 'token'), {
-    body: { apiVersion: 'authentication.k8s.io/v1', kind: 'TokenRequest', spec: {} },
-  });
-  const kubeconfig = join(dir, 'kubeconfig');
-  writeFileSync(kubeconfig, JSON.stringify({
-    apiVersion: 'v1',
-    kind: 'Config',
-    clusters: [{ name: 'c', cluster: { server: ts.server.url, 'certificate-authority-data': Buffer.from(ts.server.caCertPem).toString('base64') } }],
-    users: [{ name: 'mcc', user: { token: tr.status.token } }],
-    contexts: [{ name: 'c', context: { cluster: 'c', user: 'mcc' } }],
-    'current-context': 'c',
-  }));
-  return kubeconfig;
+  return serviceAccountKubeconfig(ts, admin, NS, 'machine-config-controller', join(dir, 'kubeconfig'));
 }
 
 function adminOf(ts: TestServer): ApiClient {
@@ -313,7 +302,7 @@ describe('machine-config-controller against a real API server', { timeout: 600_0
 
   it('leads on its Lease in its namespace and serves /metrics on its address', async () => {
     const lease = await until('the Lease is held', async () => {
-      const l = await admin.get<V1Lease>(resources.leases, NS, 'machine-config-controller').catch((err: unknown) => (isNotFound(err) ? undefined : Promise.reject(err)));
+      const l = await admin.getIfExists<V1Lease>(resources.leases, NS, 'machine-config-controller');
       return l?.spec?.holderIdentity ? l : undefined;
     }, SLOW);
     assert.equal(lease.spec?.holderIdentity, 'machine-config-controller-7d9f-abcde');

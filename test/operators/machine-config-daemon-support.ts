@@ -24,8 +24,9 @@ import { klogDestination } from '../../src/runtime/klog.ts';
 import { ClientConfig } from '../../src/runtime/kubeconfig.ts';
 import { createLogger } from '../../src/runtime/logger.ts';
 import { clearRebootRequest, readRebootRequest } from '../../src/runtime/node-reboot.ts';
-import { objectPath, resources } from '../../src/runtime/resources.ts';
+import { resources } from '../../src/runtime/resources.ts';
 import type { TestServer } from '../support/server.ts';
+import { serviceAccountKubeconfig } from '../support/service-account.ts';
 import { until } from '../support/until.ts';
 
 export const NS = 'openshift-machine-config-operator';
@@ -84,18 +85,7 @@ export async function prepare(ts: TestServer, admin: ApiClient, dir: string): Pr
   await admin.create(resources.namespaces, { apiVersion: 'v1', kind: 'Namespace', metadata: { name: NS } });
   const applied = await ts.kubectl(['apply', '-f', RBAC]);
   assert.equal(applied.code, 0, applied.stderr);
-  const tr = await admin.request<{ status: { token: string } }>('POST', objectPath(resources.serviceAccounts, NS, 'machine-config-daemon', 'token'), {
-    body: { apiVersion: 'authentication.k8s.io/v1', kind: 'TokenRequest', spec: {} },
-  });
-  const kubeconfig = join(dir, 'kubeconfig');
-  writeFileSync(kubeconfig, JSON.stringify({
-    apiVersion: 'v1',
-    kind: 'Config',
-    clusters: [{ name: 'c', cluster: { server: ts.server.url, 'certificate-authority-data': Buffer.from(ts.server.caCertPem).toString('base64') } }],
-    users: [{ name: 'mcd', user: { token: tr.status.token } }],
-    contexts: [{ name: 'c', context: { cluster: 'c', user: 'mcd' } }],
-    'current-context': 'c',
-  }));
+  const kubeconfig = await serviceAccountKubeconfig(ts, admin, NS, 'machine-config-daemon', join(dir, 'kubeconfig'));
   for (const mc of [A, B, C, U]) await admin.create(resources.machineConfigs, mc as never);
   const config = new ClientConfig();
   config.loadFromFile(kubeconfig);

@@ -23,8 +23,9 @@ import { createDelegatedAuth, type DelegatedAuthOptions } from '../../src/runtim
 import { loadKubeConfig } from '../../src/runtime/kubeconfig.ts';
 import { createLogger } from '../../src/runtime/logger.ts';
 import { serveMetrics } from '../../src/runtime/metrics-server.ts';
-import { objectPath, resources } from '../../src/runtime/resources.ts';
+import { resources } from '../../src/runtime/resources.ts';
 import { startTestServer, type TestServer } from '../support/server.ts';
+import { serviceAccountToken, tokenKubeconfig } from '../support/service-account.ts';
 
 const NS = 'guarded-metrics';
 const ACCOUNTS = ['reviewer', 'scraper', 'nobody', 'reader', 'latecomer'] as const;
@@ -56,15 +57,7 @@ describe('metrics guarded by delegated authentication and authorization, against
 
   /** A client of the test server as one of the ServiceAccounts. */
   function clientAs(account: (typeof ACCOUNTS)[number]): ApiClient {
-    const file = join(dir, `${account}.kubeconfig`);
-    writeFileSync(file, JSON.stringify({
-      apiVersion: 'v1',
-      kind: 'Config',
-      clusters: [{ name: 'c', cluster: { server: ts.server.url, 'certificate-authority-data': Buffer.from(ts.server.caCertPem).toString('base64') } }],
-      users: [{ name: 'u', user: { token: tokens[account] } }],
-      contexts: [{ name: 'c', context: { cluster: 'c', user: 'u' } }],
-      'current-context': 'c',
-    }));
+    const file = tokenKubeconfig(ts, tokens[account], join(dir, `${account}.kubeconfig`));
     const client = new ApiClient(loadKubeConfig({ kubeconfig: file, env: {} }));
     clients.push(client);
     return client;
@@ -109,8 +102,7 @@ describe('metrics guarded by delegated authentication and authorization, against
     });
     assert.equal(applied.code, 0, applied.stderr);
     for (const name of ACCOUNTS) {
-      const tr = await admin.request<{ status: { token: string } }>('POST', objectPath(resources.serviceAccounts, NS, name, 'token'), { body: { apiVersion: 'authentication.k8s.io/v1', kind: 'TokenRequest', spec: {} } });
-      tokens[name] = tr.status.token;
+      tokens[name] = await serviceAccountToken(admin, NS, name);
     }
     const now = Date.now();
     const ca = await issueCertificate({ subject: 'CN=test-ca', ca: {}, notBefore: new Date(now - 60_000), notAfter: new Date(now + 3600_000) });
