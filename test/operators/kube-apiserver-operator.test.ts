@@ -10,7 +10,7 @@
  * and again in the legacy one, and `/metrics` on the pod's IP.
  */
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -20,10 +20,12 @@ import { configCRDs, Image, Infrastructure, Network, type ClusterOperator } from
 import { KubeAPIServer, operatorCRDs } from '../../src/api/operator/index.ts';
 import { formatTimestamp } from '../../src/api/time.ts';
 import { start } from '../../src/operators/kube-apiserver/component.ts';
-import { ApiClient, isNotFound } from '../../src/runtime/client.ts';
+import { ApiClient } from '../../src/runtime/client.ts';
 import { ClientConfig } from '../../src/runtime/kubeconfig.ts';
-import { objectPath, refOf, resources } from '../../src/runtime/resources.ts';
+import { refOf, resources } from '../../src/runtime/resources.ts';
+import { createEstablishedCRDs } from '../support/rbac.ts';
 import { startTestServer, type TestServer } from '../support/server.ts';
+import { serviceAccountKubeconfig } from '../support/service-account.ts';
 import { until } from '../support/until.ts';
 
 const OPERATOR_NS = 'openshift-kube-apiserver-operator';
@@ -48,7 +50,7 @@ describe('kube-apiserver operator against a real API server, as its ServiceAccou
 
   const cr = () => admin.get<KubeAPIServer>(refOf(KubeAPIServer), undefined, 'cluster');
   const node = async (name: string) => (await cr()).status?.nodeStatuses?.find((n) => n.nodeName === name);
-  const pod = (name: string) => admin.get<V1Pod>(resources.pods, NS, name).catch((err: unknown) => (isNotFound(err) ? undefined : Promise.reject(err)));
+  const pod = (name: string) => admin.getIfExists<V1Pod>(resources.pods, NS, name);
   const co = () => admin.get<ClusterOperator>(resources.clusterOperators, undefined, 'kube-apiserver');
   const coCondition = async (type: string) => (await co()).status?.conditions?.find((c) => c.type === type);
   const reasons = async (namespace: string): Promise<Set<string>> => new Set((await admin.list<CoreV1Event>(resources.events, namespace)).items.map((e) => e.reason ?? ''));
@@ -75,13 +77,7 @@ describe('kube-apiserver operator against a real API server, as its ServiceAccou
     admin = new ApiClient(config);
 
     const crds = [...operatorCRDs(), ...configCRDs().filter((c) => ['Infrastructure', 'Network', 'Image', 'ClusterOperator'].includes(c.spec.names.kind))];
-    for (const crd of crds) await admin.create(resources.customResourceDefinitions, crd as never);
-    for (const crd of crds) {
-      await until(`${crd.metadata.name} Established`, async () => {
-        const got = await admin.get<{ metadata?: object; status?: { conditions?: { type: string; status: string }[] } }>(resources.customResourceDefinitions, undefined, crd.metadata.name);
-        return got.status?.conditions?.some((c) => c.type === 'Established' && c.status === 'True');
-      });
-    }
+    await createEstablishedCRDs(admin, crds);
     const applied = await until('the payload manifests applied', async () => {
       const r = await ts.kubectl(['apply', ...kubeAPIServerOperatorManifests.flatMap((f) => ['-f', f])]);
       return r.code === 0 ? r : undefined;
@@ -104,15 +100,7 @@ describe('kube-apiserver operator against a real API server, as its ServiceAccou
     await admin.create(resources.nodes, { apiVersion: 'v1', kind: 'Node', metadata: { name: 'worker-0', labels: { 'node-role.kubernetes.io/worker': '' } } });
 
     // The operator's own credential, as its pod has it.
-    const tr = await admin.request<{ status: { token: string } }>('POST', objectPath(resources.serviceAccounts, OPERATOR_NS, 'kube-apiserver-operator', 'token'), { body: { apiVersion: 'authentication.k8s.io/v1', kind: 'TokenRequest', spec: {} } });
-    writeFileSync(join(dir, 'kubeconfig'), JSON.stringify({
-      apiVersion: 'v1',
-      kind: 'Config',
-      clusters: [{ name: 'c', cluster: { server: ts.server.url, 'certificate-authority-data': Buffer.from(ts.server.caCertPem).toString('base64') } }],
-      users: [{ name: 'u', user: { token: tr.status.token } }],
-      contexts: [{ name: 'c', context: { cluster: 'c', user: 'u' } }],
-      'current-context': 'c',
-    }));
+    await serviceAccountKubeconfig(ts, admin, OPERATOR_NS, 'kube-apiserver-operator', join(dir, 'kubeconfig'));
     running = start({
       signal: stop.signal,
       // As the Deployment's container has it: the binary's name, then the program.

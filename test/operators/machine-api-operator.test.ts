@@ -14,15 +14,17 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import type { CoreV1Event, KubernetesObject, V1Deployment } from '@kubernetes/client-node';
+import type { CoreV1Event, V1Deployment } from '@kubernetes/client-node';
 import { parse as parseYaml } from 'yaml';
 import { configCRDs, Infrastructure, type ClusterOperator } from '../../src/api/config/index.ts';
 import { Machine, machineAPICRDs, MachineSet } from '../../src/api/machine/index.ts';
 import { start } from '../../src/operators/machine-api/operator/component.ts';
-import { ApiClient, isNotFound } from '../../src/runtime/client.ts';
+import { ApiClient } from '../../src/runtime/client.ts';
 import { ClientConfig } from '../../src/runtime/kubeconfig.ts';
 import { objectPath, refOf, resources } from '../../src/runtime/resources.ts';
+import { createEstablishedCRDs } from '../support/rbac.ts';
 import { startTestServer, type TestServer } from '../support/server.ts';
+import { serviceAccountKubeconfig } from '../support/service-account.ts';
 import { until } from '../support/until.ts';
 
 const NS = 'openshift-machine-api';
@@ -42,17 +44,9 @@ describe('machine-api operator against a real API server', { timeout: 180_000 },
   const stop = new AbortController();
   let running: Promise<void> | undefined;
 
-  const maybe = async <T extends KubernetesObject>(ref: Parameters<ApiClient['get']>[0], ns: string | undefined, name: string): Promise<T | undefined> => {
-    try {
-      return await admin.get<T>(ref, ns, name);
-    } catch (err) {
-      if (isNotFound(err)) return undefined;
-      throw err;
-    }
-  };
-  const co = () => maybe<ClusterOperator>(resources.clusterOperators, undefined, 'machine-api');
+  const co = () => admin.getIfExists<ClusterOperator>(resources.clusterOperators, undefined, 'machine-api');
   const cond = (o: ClusterOperator | undefined, type: string) => o?.status?.conditions?.find((c) => c.type === type);
-  const controllers = () => maybe<V1Deployment>(resources.deployments, NS, 'machine-api-controllers');
+  const controllers = () => admin.getIfExists<V1Deployment>(resources.deployments, NS, 'machine-api-controllers');
   const imageOf = (d: V1Deployment | undefined, container: string) => d?.spec?.template.spec?.containers.find((c) => c.name === container)?.image;
   const setPlatform = async (type: string) => {
     const infra = await admin.get<Infrastructure>(refOf(Infrastructure), undefined, 'cluster');
@@ -73,28 +67,14 @@ describe('machine-api operator against a real API server', { timeout: 180_000 },
     admin = new ApiClient(config);
 
     const crds = [...machineAPICRDs(), ...configCRDs().filter((c) => ['Infrastructure', 'ClusterOperator'].includes(c.spec.names.kind))];
-    for (const crd of crds) await admin.create(resources.customResourceDefinitions, crd as never);
-    for (const crd of crds) {
-      await until(`${crd.metadata.name} Established`, async () => {
-        const got = await admin.get<{ metadata?: object; status?: { conditions?: { type: string; status: string }[] } }>(resources.customResourceDefinitions, undefined, crd.metadata.name);
-        return got.status?.conditions?.some((c) => c.type === 'Established' && c.status === 'True');
-      });
-    }
+    await createEstablishedCRDs(admin, crds);
     const applied = await ts.kubectl(['apply', ...PAYLOAD.flatMap((f) => ['-f', f])]);
     assert.equal(applied.code, 0, applied.stderr);
     await until('Infrastructure created', () => admin.create(refOf(Infrastructure), { apiVersion: Infrastructure.apiVersion, kind: 'Infrastructure', metadata: { name: 'cluster' }, spec: { platformSpec: { type: 'None' } } } as never), { retryErrors: true });
     await setPlatform('None');
 
     // The operator's own credential and its images.json, as its pod has them.
-    const tr = await admin.request<{ status: { token: string } }>('POST', objectPath(resources.serviceAccounts, NS, 'machine-api-operator', 'token'), { body: { apiVersion: 'authentication.k8s.io/v1', kind: 'TokenRequest', spec: {} } });
-    writeFileSync(join(dir, 'kubeconfig'), JSON.stringify({
-      apiVersion: 'v1',
-      kind: 'Config',
-      clusters: [{ name: 'c', cluster: { server: ts.server.url, 'certificate-authority-data': Buffer.from(ts.server.caCertPem).toString('base64') } }],
-      users: [{ name: 'u', user: { token: tr.status.token } }],
-      contexts: [{ name: 'c', context: { cluster: 'c', user: 'u' } }],
-      'current-context': 'c',
-    }));
+    await serviceAccountKubeconfig(ts, admin, NS, 'machine-api-operator', join(dir, 'kubeconfig'));
     const imagesCm = parseYaml(readFileSync(manifest('0000_30_machine-api-operator_01_images.configmap.yaml'), 'utf8')) as { data: { 'images.json': string } };
     imagesFile = join(dir, 'images.json');
     writeImages(imagesCm.data['images.json']);

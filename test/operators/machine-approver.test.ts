@@ -11,7 +11,7 @@
  * at all (approved once the Machine API arrives). ClusterOperator machine-approver is Available.
  */
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -31,8 +31,10 @@ import { createEventRecorder } from '../../src/runtime/events.ts';
 import { InformerFactory } from '../../src/runtime/informer-factory.ts';
 import { ClientConfig } from '../../src/runtime/kubeconfig.ts';
 import { createComponentMetrics } from '../../src/runtime/metrics.ts';
-import { objectPath, refOf, resources } from '../../src/runtime/resources.ts';
+import { refOf, resources } from '../../src/runtime/resources.ts';
+import { createEstablishedCRDs } from '../support/rbac.ts';
 import { startTestServer, type TestServer } from '../support/server.ts';
+import { serviceAccountKubeconfig } from '../support/service-account.ts';
 import { until } from '../support/until.ts';
 
 const approverNamespace = 'openshift-cluster-machine-approver';
@@ -61,16 +63,6 @@ async function ignoreExists(p: Promise<unknown>): Promise<void> {
   }
 }
 
-async function installCrds(admin: ApiClient, crds: readonly { metadata: { name: string } }[]): Promise<void> {
-  for (const crd of crds) await ignoreExists(admin.create(resources.customResourceDefinitions, crd as never));
-  for (const crd of crds) {
-    await until(`${crd.metadata.name} established`, async () => {
-      const got = await admin.get<Json>(resources.customResourceDefinitions, undefined, crd.metadata.name);
-      return (got.status?.conditions ?? []).some((c: Json) => c.type === 'Established' && c.status === 'True');
-    });
-  }
-}
-
 /** A server with the approver's payload namespace and RBAC, the node-bootstrapper, and the approver running as its ServiceAccount. */
 async function startCluster(opts: { machineApi: boolean }): Promise<Cluster> {
   const ts = await startTestServer();
@@ -78,8 +70,8 @@ async function startCluster(opts: { machineApi: boolean }): Promise<Cluster> {
   const adminConfig = new ClientConfig();
   adminConfig.loadFromFile(ts.server.kubeconfigPath);
   const admin = new ApiClient(adminConfig, { userAgent: 'machine-approver-test' });
-  await installCrds(admin, configCRDs().filter((c) => c.spec.names.kind === 'ClusterOperator'));
-  if (opts.machineApi) await installCrds(admin, machineAPICRDs());
+  await createEstablishedCRDs(admin, configCRDs().filter((c) => c.spec.names.kind === 'ClusterOperator'));
+  if (opts.machineApi) await createEstablishedCRDs(admin, machineAPICRDs());
   for (const ns of [mcoNamespace, machineNamespace]) await ignoreExists(admin.create(resources.namespaces, { apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns } }));
   for (const f of ['0000_50_cluster-machine-approver_00_namespace.yaml', '0000_50_cluster-machine-approver_02_rbac.yaml']) {
     const r = await ts.kubectl(['apply', '-f', payload(f)]);
@@ -92,16 +84,7 @@ async function startCluster(opts: { machineApi: boolean }): Promise<Cluster> {
   const bootstrapToken = (await ts.kubectl(['create', 'token', 'node-bootstrapper', '-n', mcoNamespace])).stdout.trim();
 
   // The approver's own credential: a token of machine-approver-sa, as its pod's projected volume holds.
-  const tr = await admin.request<{ status: { token: string } }>('POST', objectPath(resources.serviceAccounts, approverNamespace, 'machine-approver-sa', 'token'), { body: { apiVersion: 'authentication.k8s.io/v1', kind: 'TokenRequest', spec: {} } });
-  const kubeconfig = join(dir, 'approver.kubeconfig');
-  writeFileSync(kubeconfig, stringify({
-    apiVersion: 'v1',
-    kind: 'Config',
-    clusters: [{ name: 'c', cluster: { server: ts.server.url, 'certificate-authority-data': Buffer.from(ts.server.caCertPem).toString('base64') } }],
-    users: [{ name: 'approver', user: { token: tr.status.token } }],
-    contexts: [{ name: 'c', context: { cluster: 'c', user: 'approver' } }],
-    'current-context': 'c',
-  }));
+  const kubeconfig = await serviceAccountKubeconfig(ts, admin, approverNamespace, 'machine-approver-sa', join(dir, 'approver.kubeconfig'));
   const config = new ClientConfig();
   config.loadFromFile(kubeconfig);
   const abort = new AbortController();
@@ -275,7 +258,7 @@ describe('machine approver in a cluster without the Machine API', { timeout: 180
   it('says the Machine API is missing, and approves once it is installed and the Machine exists', async () => {
     await fileCsr(c, 'csr-early', 'O=system:nodes, CN=system:node:early', asBootstrapper(c));
     await notApprovedEvent(c, 'csr-early', 'failed to find machine for node early: the Machine API is not installed');
-    await installCrds(c.admin, machineAPICRDs());
+    await createEstablishedCRDs(c.admin, machineAPICRDs());
     await createMachine(c, 'cluster-early', 'early');
     await assertStillPending(c, 'csr-early');
     c.clock.advance(10_000);

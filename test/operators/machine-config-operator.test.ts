@@ -24,10 +24,12 @@ import { machineConfigurationCRDs, type ControllerConfig, type MachineConfigPool
 import { splitPemBundle } from '../../src/api/x509.ts';
 import { start } from '../../src/operators/machine-config/operator/component.ts';
 import { issueSigner, signerSecret } from '../../src/operators/machine-config/operator/serving-certs.ts';
-import { ApiClient, isNotFound } from '../../src/runtime/client.ts';
+import { ApiClient } from '../../src/runtime/client.ts';
 import { ClientConfig } from '../../src/runtime/kubeconfig.ts';
 import { objectPath, refOf, resources } from '../../src/runtime/resources.ts';
+import { createEstablishedCRDs } from '../support/rbac.ts';
 import { startTestServer, type TestServer } from '../support/server.ts';
+import { serviceAccountKubeconfig } from '../support/service-account.ts';
 import { until } from '../support/until.ts';
 
 const NS = 'openshift-machine-config-operator';
@@ -47,15 +49,7 @@ describe('machine-config operator against a real API server', { timeout: 180_000
   let operatorImage = '';
 
   const get = <T extends KubernetesObject>(ref: Parameters<ApiClient['get']>[0], ns: string | undefined, name: string) => admin.get<T>(ref, ns, name);
-  const maybe = async <T extends KubernetesObject>(ref: Parameters<ApiClient['get']>[0], ns: string | undefined, name: string): Promise<T | undefined> => {
-    try {
-      return await admin.get<T>(ref, ns, name);
-    } catch (err) {
-      if (isNotFound(err)) return undefined;
-      throw err;
-    }
-  };
-  const co = () => maybe<ClusterOperator>(resources.clusterOperators, undefined, 'machine-config');
+  const co = () => admin.getIfExists<ClusterOperator>(resources.clusterOperators, undefined, 'machine-config');
   const cond = (o: ClusterOperator | undefined, type: string) => o?.status?.conditions?.find((c) => c.type === type);
 
   before(async () => {
@@ -66,13 +60,7 @@ describe('machine-config operator against a real API server', { timeout: 180_000
     admin = new ApiClient(config);
 
     const crds = [...machineConfigurationCRDs(), ...configCRDs().filter((c) => ['Infrastructure', 'Network', 'ClusterOperator'].includes(c.spec.names.kind))];
-    for (const crd of crds) await admin.create(resources.customResourceDefinitions, crd as never);
-    for (const crd of crds) {
-      await until(`${crd.metadata.name} Established`, async () => {
-        const got = await admin.get<{ metadata?: object; status?: { conditions?: { type: string; status: string }[] } }>(resources.customResourceDefinitions, undefined, crd.metadata.name);
-        return got.status?.conditions?.some((c) => c.type === 'Established' && c.status === 'True');
-      });
-    }
+    await createEstablishedCRDs(admin, crds);
     const applied = await ts.kubectl(['apply', ...RBAC.flatMap((f) => ['-f', f])]);
     assert.equal(applied.code, 0, applied.stderr);
 
@@ -90,15 +78,7 @@ describe('machine-config operator against a real API server', { timeout: 180_000
     }
 
     // The operator's own credential and its images.json, as its pod has them.
-    const tr = await admin.request<{ status: { token: string } }>('POST', objectPath(resources.serviceAccounts, NS, 'machine-config-operator', 'token'), { body: { apiVersion: 'authentication.k8s.io/v1', kind: 'TokenRequest', spec: {} } });
-    writeFileSync(join(dir, 'kubeconfig'), JSON.stringify({
-      apiVersion: 'v1',
-      kind: 'Config',
-      clusters: [{ name: 'c', cluster: { server: ts.server.url, 'certificate-authority-data': Buffer.from(ts.server.caCertPem).toString('base64') } }],
-      users: [{ name: 'u', user: { token: tr.status.token } }],
-      contexts: [{ name: 'c', context: { cluster: 'c', user: 'u' } }],
-      'current-context': 'c',
-    }));
+    await serviceAccountKubeconfig(ts, admin, NS, 'machine-config-operator', join(dir, 'kubeconfig'));
     const imagesCm = parseYaml(readFileSync(manifest('0000_80_machine-config_02_images.configmap.yaml'), 'utf8')) as { data: { 'images.json': string } };
     const images = imagesCm.data['images.json'].replace('0.0.1-snapshot', VERSION);
     operatorImage = (JSON.parse(images) as { machineConfigOperator: string }).machineConfigOperator;
@@ -120,7 +100,7 @@ describe('machine-config operator against a real API server', { timeout: 180_000
   });
 
   it('writes the ControllerConfig from the cluster configuration, and creates the pools', async () => {
-    const cc = await until('the ControllerConfig', () => maybe<ControllerConfig>(resources.controllerConfigs, undefined, 'machine-config-controller'), 30_000);
+    const cc = await until('the ControllerConfig', () => admin.getIfExists<ControllerConfig>(resources.controllerConfigs, undefined, 'machine-config-controller'), 30_000);
     assert.equal(cc.spec.clusterDNSIP, '127.64.0.10');
     assert.equal(Buffer.from(cc.spec.rootCAData, 'base64').toString(), readFileSync(join(ts.dataDir, 'pki', 'ca.crt'), 'utf8'));
     assert.equal(cc.spec.releaseImage, 'shipyard.local/release:0.1.0');
@@ -134,16 +114,16 @@ describe('machine-config operator against a real API server', { timeout: 180_000
   });
 
   it('deploys the controller, daemon and server, with their Secrets issued from the signer', async () => {
-    const deployment = await until('the controller Deployment', () => maybe<V1Deployment>(resources.deployments, NS, 'machine-config-controller'), 30_000);
+    const deployment = await until('the controller Deployment', () => admin.getIfExists<V1Deployment>(resources.deployments, NS, 'machine-config-controller'), 30_000);
     assert.equal(deployment.spec?.template.spec?.containers[0]?.image, 'shipyard.local/machine-config-controller:v0.1.0');
-    const daemon = await until('the daemon DaemonSet', () => maybe<V1DaemonSet>(resources.daemonSets, NS, 'machine-config-daemon'));
+    const daemon = await until('the daemon DaemonSet', () => admin.getIfExists<V1DaemonSet>(resources.daemonSets, NS, 'machine-config-daemon'));
     assert.deepEqual(daemon.spec?.template.spec?.containers.map((c) => c.name), ['machine-config-daemon']);
-    const server = await until('the server DaemonSet', () => maybe<V1DaemonSet>(resources.daemonSets, NS, 'machine-config-server'));
+    const server = await until('the server DaemonSet', () => admin.getIfExists<V1DaemonSet>(resources.daemonSets, NS, 'machine-config-server'));
     assert.equal(server.spec?.template.spec?.hostNetwork, true);
 
     const root = new X509Certificate(readFileSync(join(ts.dataDir, 'pki', 'ca.crt'), 'utf8'));
     const leafOf = async (name: string) => {
-      const s = await until(`Secret ${name}`, () => maybe<V1Secret>(resources.secrets, NS, name));
+      const s = await until(`Secret ${name}`, () => admin.getIfExists<V1Secret>(resources.secrets, NS, name));
       const [leaf, signer] = splitPemBundle(Buffer.from(s.data!['tls.crt']!, 'base64').toString()).map((p) => new X509Certificate(p));
       assert.ok(signer!.checkIssued(root) && leaf!.checkIssued(signer!) && leaf!.verify(signer!.publicKey), `${name} chains to the cluster CA`);
       return leaf!;
@@ -158,7 +138,7 @@ describe('machine-config operator against a real API server', { timeout: 180_000
     const before = await get<V1Deployment>(resources.deployments, NS, 'machine-config-controller');
     await admin.deleteIfExists(resources.deployments, NS, 'machine-config-controller');
     const recreated = await until('the Deployment re-created', async () => {
-      const d = await maybe<V1Deployment>(resources.deployments, NS, 'machine-config-controller');
+      const d = await admin.getIfExists<V1Deployment>(resources.deployments, NS, 'machine-config-controller');
       return d && d.metadata?.uid !== before.metadata?.uid ? d : undefined;
     }, 30_000);
     assert.equal(recreated.spec?.replicas, 1);
@@ -174,7 +154,7 @@ describe('machine-config operator against a real API server', { timeout: 180_000
     const oldTls = await get<V1Secret>(resources.secrets, NS, 'machine-config-server-tls');
     await admin.deleteIfExists(resources.secrets, NS, 'machine-config-server-tls');
     await until('the serving certificate issued again', async () => {
-      const s = await maybe<V1Secret>(resources.secrets, NS, 'machine-config-server-tls');
+      const s = await admin.getIfExists<V1Secret>(resources.secrets, NS, 'machine-config-server-tls');
       return s && s.metadata?.uid !== oldTls.metadata?.uid;
     }, 30_000);
   });

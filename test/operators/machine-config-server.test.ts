@@ -32,7 +32,9 @@ import { listenConfigServer } from '../../src/operators/machine-config/server/li
 import { ApiClient } from '../../src/runtime/client.ts';
 import { ClientConfig } from '../../src/runtime/kubeconfig.ts';
 import { objectPath, refOf, resources } from '../../src/runtime/resources.ts';
+import { createEstablishedCRDs } from '../support/rbac.ts';
 import { startTestServer, type TestServer } from '../support/server.ts';
+import { serviceAccountKubeconfig } from '../support/service-account.ts';
 import { until } from '../support/until.ts';
 
 const NS = 'openshift-machine-config-operator';
@@ -97,13 +99,7 @@ describe('machine-config server against a real API server', { timeout: 180_000 }
     admin = new ApiClient(adminConfig);
 
     const crds = [...machineConfigurationCRDs(), ...configCRDs().filter((c) => c.spec.names.kind === 'Infrastructure')];
-    for (const crd of crds) await admin.create(resources.customResourceDefinitions, crd as never);
-    for (const crd of crds) {
-      await until(`${crd.metadata.name} Established`, async () => {
-        const got = await admin.get<{ metadata?: object; status?: { conditions?: { type: string; status: string }[] } }>(resources.customResourceDefinitions, undefined, crd.metadata.name);
-        return got.status?.conditions?.some((c) => c.type === 'Established' && c.status === 'True');
-      });
-    }
+    await createEstablishedCRDs(admin, crds);
     const applied = await ts.kubectl(['apply', ...RBAC_MANIFESTS.flatMap((f) => ['-f', f])]);
     assert.equal(applied.code, 0, applied.stderr);
 
@@ -125,16 +121,7 @@ describe('machine-config server against a real API server', { timeout: 180_000 }
     }
 
     // The server's own credential: a token of its ServiceAccount, as its pod's projected volume holds.
-    const tr = await admin.request<{ status: { token: string } }>('POST', objectPath(resources.serviceAccounts, NS, 'machine-config-server', 'token'), { body: { apiVersion: 'authentication.k8s.io/v1', kind: 'TokenRequest', spec: {} } });
-    const kubeconfig = join(dir, 'kubeconfig');
-    writeFileSync(kubeconfig, JSON.stringify({
-      apiVersion: 'v1',
-      kind: 'Config',
-      clusters: [{ name: 'c', cluster: { server: ts.server.url, 'certificate-authority-data': Buffer.from(ts.server.caCertPem).toString('base64') } }],
-      users: [{ name: 'u', user: { token: tr.status.token } }],
-      contexts: [{ name: 'c', context: { cluster: 'c', user: 'u' } }],
-      'current-context': 'c',
-    }));
+    const kubeconfig = await serviceAccountKubeconfig(ts, admin, NS, 'machine-config-server', join(dir, 'kubeconfig'));
     // The Secret machine-config-server-tls: a serving certificate for the node's address, signed by the cluster CA.
     const pki = join(dir, 'pki');
     mkdirSync(pki, { mode: 0o700 });
