@@ -11,12 +11,13 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import type { KubernetesObject, V1Deployment } from '@kubernetes/client-node';
+import type { V1Deployment } from '@kubernetes/client-node';
 import { configCRDs, Infrastructure, type ClusterOperator } from '../../src/api/config/index.ts';
 import { machineAPICRDs } from '../../src/api/machine/index.ts';
-import { ApiClient, isNotFound } from '../../src/runtime/client.ts';
+import { ApiClient } from '../../src/runtime/client.ts';
 import { ClientConfig } from '../../src/runtime/kubeconfig.ts';
 import { objectPath, refOf, resources } from '../../src/runtime/resources.ts';
+import { createEstablishedCRDs } from '../support/rbac.ts';
 import { startTestServer, type TestServer } from '../support/server.ts';
 import { until } from '../support/until.ts';
 
@@ -32,15 +33,6 @@ describe('machine-api operator run from the host (seed 003)', { timeout: 180_000
   let exited: Promise<number | null> | undefined;
   let output = '';
 
-  const maybe = async <T extends KubernetesObject>(ref: Parameters<ApiClient['get']>[0], ns: string | undefined, name: string): Promise<T | undefined> => {
-    try {
-      return await admin.get<T>(ref, ns, name);
-    } catch (err) {
-      if (isNotFound(err)) return undefined;
-      throw err;
-    }
-  };
-
   before(async () => {
     ts = await startTestServer();
     dir = mkdtempSync(join(tmpdir(), 'shipyard-mao-host-'));
@@ -48,13 +40,7 @@ describe('machine-api operator run from the host (seed 003)', { timeout: 180_000
     config.loadFromFile(ts.server.kubeconfigPath);
     admin = new ApiClient(config);
     const crds = [...machineAPICRDs(), ...configCRDs().filter((c) => ['Infrastructure', 'ClusterOperator'].includes(c.spec.names.kind))];
-    for (const crd of crds) await admin.create(resources.customResourceDefinitions, crd as never);
-    for (const crd of crds) {
-      await until(`${crd.metadata.name} Established`, async () => {
-        const got = await admin.get<{ metadata?: object; status?: { conditions?: { type: string; status: string }[] } }>(resources.customResourceDefinitions, undefined, crd.metadata.name);
-        return got.status?.conditions?.some((c) => c.type === 'Established' && c.status === 'True');
-      });
-    }
+    await createEstablishedCRDs(admin, crds);
     const applied = await ts.kubectl(['apply', '-f', namespaceManifest]);
     assert.equal(applied.code, 0, applied.stderr);
     const infra = await until('Infrastructure created', () => admin.create<Infrastructure>(refOf(Infrastructure), { apiVersion: Infrastructure.apiVersion, kind: 'Infrastructure', metadata: { name: 'cluster' }, spec: { platformSpec: { type: 'None' } } } as never), { retryErrors: true });
@@ -81,12 +67,12 @@ describe('machine-api operator run from the host (seed 003)', { timeout: 180_000
 
     const d = await until('the controllers Deployment', async () => {
       if (child?.exitCode !== null) throw new Error(`the operator exited: ${output}`);
-      return maybe<V1Deployment>(resources.deployments, NS, 'machine-api-controllers');
+      return admin.getIfExists<V1Deployment>(resources.deployments, NS, 'machine-api-controllers');
     }, 90_000);
     assert.deepEqual(d.spec?.template.spec?.containers.map((c) => c.image), ['example.test/mao:dev', 'example.test/machine-controller:dev', 'example.test/mao:dev', 'example.test/mao:dev']);
     // Created first, then given its status: wait for the status.
     const co = await until('its ClusterOperator\'s status', async () => {
-      const o = await maybe<ClusterOperator>(resources.clusterOperators, undefined, 'machine-api');
+      const o = await admin.getIfExists<ClusterOperator>(resources.clusterOperators, undefined, 'machine-api');
       return o?.status?.conditions?.length ? o : undefined;
     }, 30_000);
     assert.equal(co.status?.conditions?.find((c) => c.type === 'Available')?.reason, 'Initializing');

@@ -22,7 +22,7 @@ import { startCloudServer, type CloudServer } from '../../../src/cloud/server.ts
 import { LEASE_NAME, start } from '../../../src/operators/machine-api/machine/component.ts';
 import { machinesRef } from '../../../src/operators/machine-api/machine/controller.ts';
 import { cloudCredentialsSecret, providerSpecFor, userDataSecret } from '../../../src/operators/machine-api/providers/shipyard/install.ts';
-import { isNotFound, type ApiClient } from '../../../src/runtime/client.ts';
+import type { ApiClient } from '../../../src/runtime/client.ts';
 import { refOf, resources } from '../../../src/runtime/resources.ts';
 import { startTestServer, type TestServer } from '../../support/server.ts';
 import { until } from '../../support/until.ts';
@@ -73,7 +73,7 @@ describe('machine-controller component (real API server, real cloud)', { timeout
   const setPlatform = async (type: string) => {
     await admin.patch(infrastructures, undefined, 'cluster', { status: { platform: type, platformStatus: { type } } }, { subresource: 'status' });
   };
-  const get = (name: string) => admin.get<Machine>(machinesRef, NS, name).catch((err: unknown) => (isNotFound(err) ? undefined : Promise.reject(err)));
+  const get = (name: string) => admin.getIfExists<Machine>(machinesRef, NS, name);
   const env = { HOSTNAME: 'machine-api-controllers-7c9d-x2x4z', SHIPYARD_LOG_LEVEL: process.env.SHIPYARD_TEST_LOG ?? 'silent' };
 
   before(async () => {

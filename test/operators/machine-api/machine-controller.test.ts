@@ -81,9 +81,9 @@ describe('machine controller (real API server, FakeClock, test provider)', { tim
       return probe();
     }, SLOW);
 
-  const get = (name: string) => admin.get<Machine>(machinesRef, NS, name).catch((err: unknown) => (isNotFound(err) ? undefined : Promise.reject(err)));
+  const get = (name: string) => admin.getIfExists<Machine>(machinesRef, NS, name);
   const gone = (name: string) => get(name).then((m) => m === undefined);
-  const nodeOf = (name: string) => admin.get<V1Node>(resources.nodes, undefined, name).catch((err: unknown) => (isNotFound(err) ? undefined : Promise.reject(err)));
+  const nodeOf = (name: string) => admin.getIfExists<V1Node>(resources.nodes, undefined, name);
   const create = (m: Machine) => admin.create(machinesRef, m);
   const touch = (name: string, value: string) => admin.patch(machinesRef, NS, name, { metadata: { labels: { 'example.com/touched': value } } });
   const linkNode = async (name: string, node: string) => {
