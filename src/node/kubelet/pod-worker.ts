@@ -98,6 +98,8 @@ export class PodWorker {
   private again = false;
   private timer: NodeJS.Timeout | undefined;
   private lastStatus = '';
+  /** The conditions of `lastStatus`, kept so an informer update is compared without parsing it again. */
+  private lastConditions: readonly { readonly type: string; readonly status: string }[] = [];
   private startTime: string | undefined;
   private stopped = false;
   private terminating: Promise<void> | undefined;
@@ -671,6 +673,7 @@ export class PodWorker {
     try {
       await this.host.client.patch({ group: '', version: 'v1', resource: 'pods', kind: 'Pod', namespaced: true }, this.statusTarget.namespace, this.statusTarget.name, { status }, { type: 'merge', subresource: 'status' });
       this.lastStatus = text;
+      this.lastConditions = status.conditions ?? [];
     } catch (err) {
       if (isNotFound(err)) return;
       throw err;
@@ -691,9 +694,8 @@ export class PodWorker {
    */
   reconcileStatus(apiPod: V1Pod): void {
     if (!this.lastStatus || !this.statusTarget) return;
-    const written = (JSON.parse(this.lastStatus) as V1PodStatus).conditions ?? [];
     const seen = apiPod.status?.conditions ?? [];
-    if (written.some((c) => seen.find((s) => s.type === c.type)?.status !== c.status)) this.statusChanged();
+    if (this.lastConditions.some((c) => seen.find((s) => s.type === c.type)?.status !== c.status)) this.statusChanged();
   }
 }
 
