@@ -78,8 +78,4 @@ export class Auditor {
   close(): Promise<void> {
     return this.file?.close() ?? Promise.resolve();
   }
-
-  flush(): Promise<void> {
-    return this.file?.flush() ?? Promise.resolve();
-  }
 }
