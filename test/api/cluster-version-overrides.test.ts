@@ -5,23 +5,16 @@
  * The CVO side of it (matching `apps/v1` to `apps`) is unit-tested in src/release/payload.test.ts.
  */
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { ClusterVersion, configCRDs } from '../../src/api/config/index.ts';
-import { kubectlJson, kubectlOk, pollUntil } from '../e2e/support.ts';
+import { fixture, kubectlJson, kubectlOk, pollUntil } from '../e2e/support.ts';
 import { startTestServer, type TestServer } from '../support/server.ts';
 
 // The seed's patch, verbatim but for the heredoc (kubectl, like oc, takes a YAML patch).
-const seedPatch = `spec:
-  overrides:
-  - group: apps/v1
-    kind: Deployment
-    name: kube-apiserver-operator
-    namespace: openshift-kube-apiserver-operator
-    unmanaged: true
-`;
+const seedPatch = readFileSync(fixture('seed-002-override.yaml'), 'utf8');
 const warning = 'Warning: spec.overrides[0].group: "apps/v1" names a group and a version; the group is "apps"';
 
 describe('ClusterVersion overrides: a group written as an apiVersion', { timeout: 90_000 }, () => {

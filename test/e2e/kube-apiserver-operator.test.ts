@@ -19,7 +19,7 @@ import { fileURLToPath } from 'node:url';
 import { after, before, describe, it } from 'node:test';
 import { parse } from 'yaml';
 import { kubectlWith, runShipyard, startUp, stopUp, strictKubectl, type UpProcess } from './datacenter-support.ts';
-import { describeResult, parseTable, pollUntil, type Json } from './support.ts';
+import { describeResult, fixture, parseTable, pollUntil, type Json } from './support.ts';
 
 const OPERATOR_NS = 'openshift-kube-apiserver-operator';
 const LEGACY_NS = 'openshift-cluster-kube-apiserver-operator';
@@ -30,14 +30,7 @@ const ROLLOUT_MS = 420_000;
 const repo = fileURLToPath(new URL('../../', import.meta.url));
 
 /** The seed's override, verbatim (shared/seeds/002): `group: apps/v1` is a group and a version. */
-const SEED_OVERRIDE = `spec:
-  overrides:
-  - group: apps/v1
-    kind: Deployment
-    name: kube-apiserver-operator
-    namespace: openshift-kube-apiserver-operator
-    unmanaged: true
-`;
+const SEED_OVERRIDE = readFileSync(fixture('seed-002-override.yaml'), 'utf8');
 
 interface Access {
   readonly server: URL;
