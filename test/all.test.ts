@@ -1,75 +1,8 @@
 /**
- * The single test entry: importing every test file into one process is ~25× faster than
- * one process per file on 2 cores (shared/reference/dependencies.md). Test files are found,
- * not listed, so a new `*.test.ts` beside its code runs without touching this file.
- * SHIPYARD_TEST_FILTER=<substring> narrows the run to matching paths.
- *
- * Each file runs as a suite named by its path, with a deadline: a test that hangs fails with
- * its name ("did not finish before its parent") when its file's time is up, and the files
- * after it still run. `--test-timeout` in package.json bounds the whole process (it also
- * covers a file whose import never finishes); `--test-force-exit` ends the process once the
- * last test has, whatever a test left open, and the last hook here names what that was.
+ * Every test file in one process, one after another (test/run-files.ts): what `npm test` runs
+ * in lanes side by side (test/lanes/), here in one line, for a narrowed run or a debugger:
+ * `SHIPYARD_TEST_FILTER=src/node node --import tsx --test test/all.test.ts`.
  */
-import { AsyncResource } from 'node:async_hooks';
-import { readdirSync } from 'node:fs';
-import { join, relative } from 'node:path';
-import { after, describe } from 'node:test';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { findTestFiles, runTestFiles } from './run-files.ts';
 
-const root = fileURLToPath(new URL('..', import.meta.url));
-
-function findTests(dir: string): string[] {
-  const out: string[] = [];
-  for (const entry of readdirSync(dir, { withFileTypes: true })) {
-    const path = join(dir, entry.name);
-    if (entry.isDirectory()) out.push(...findTests(path));
-    else if (entry.name.endsWith('.test.ts') && path !== fileURLToPath(import.meta.url)) out.push(path);
-  }
-  return out.sort();
-}
-
-const filter = process.env.SHIPYARD_TEST_FILTER;
-const files = [...findTests(join(root, 'src')), ...findTests(join(root, 'test'))].filter((f) => !filter || relative(root, f).includes(filter));
-// With no suite at all, Node 20's runner spins on the hook below instead of ending: say why and stop.
-if (files.length === 0) {
-  console.error(`SHIPYARD_TEST_FILTER=${JSON.stringify(filter)} matches no test file (paths are relative to the repository, e.g. src/node or test/e2e/rbac)`);
-  process.exit(1);
-}
-
-/**
- * A file's deadline, which its tests inherit as their own unless they set one. The slowest
- * files take ~12 s on 2 cores; the e2e files that start a whole datacenter take minutes and
- * give their suites 15 minutes themselves, which a shorter deadline here would cut short.
- */
-const fileTimeoutMs = (path: string): number => (path.startsWith('test/e2e/') ? 16 * 60_000 : 3 * 60_000);
-
-// One file after another: imports side by side can evaluate each other's modules, and a
-// file's tests belong to the suite in whose (async) context its module is evaluated, so the
-// import runs in a scope made inside the file's suite. Not awaited here: the runner starts the
-// suites once this module has finished loading.
-let imported: Promise<void> = Promise.resolve();
-for (const file of files) {
-  const path = relative(root, file);
-  const before = imported;
-  imported = new Promise<void>((done) => {
-    describe(path, { timeout: fileTimeoutMs(path) }, async () => {
-      const scope = new AsyncResource('shipyard:test-file');
-      try {
-        await before;
-        await scope.runInAsyncScope(() => import(pathToFileURL(file).href));
-      } finally {
-        done();
-      }
-    });
-  });
-}
-
-after(async () => {
-  // A child that has just exited still lists its handle until libuv closes it, a turn of the
-  // event loop after its 'exit' (a test's `await up.exited()` resumes before that).
-  await new Promise((r) => setImmediate(r));
-  // Handles the process holds besides its standard streams once every test has ended (not
-  // requests in flight, such as a file's close).
-  const left = process.getActiveResourcesInfo().filter((r) => r !== 'PipeWrap' && r !== 'TTYWrap' && !r.includes('Req'));
-  if (left.length > 0) console.log(`# still open after the last test (--test-force-exit ends them): ${left.join(', ')}`);
-});
+runTestFiles(findTestFiles());

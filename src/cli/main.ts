@@ -13,6 +13,7 @@
 import { join, resolve } from 'node:path';
 import { Command, InvalidArgumentError, Option } from 'commander';
 import type { StoreDurability } from '../storage/sqlite.ts';
+import { BLOCK_COUNT } from './up/address-block.ts';
 
 function port(value: string): number {
   const n = Number(value);
@@ -23,6 +24,12 @@ function port(value: string): number {
 function count(value: string): number {
   const n = Number(value);
   if (!Number.isInteger(n) || n < 0) throw new InvalidArgumentError('must be a whole number, 0 or more');
+  return n;
+}
+
+function block(value: string): number {
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 0 || n >= BLOCK_COUNT) throw new InvalidArgumentError(`must be one of 0-${BLOCK_COUNT - 1}`);
   return n;
 }
 
@@ -45,10 +52,11 @@ program
   .option('--masters-schedulable', 'let ordinary pods run on masters (no NoSchedule taint)', false)
   .addOption(new Option('--api-port <port>', 'port of the API load balancer on 127.0.0.1').argParser(port).default(6443))
   .addOption(new Option('--cloud-port <port>', 'port of the cloud API on 127.0.0.1').argParser(port).default(6080))
+  .addOption(new Option('--address-block <k>', `the address block of a new cluster, 0-${BLOCK_COUNT - 1} (first start only; default the first one free): 127.0.k.1 for the load balancer, 127.(1+k).0.0/16 for nodes`).argParser(block))
   .option('--node-monitor-grace-period <duration>', 'how long a node may go without renewing its Lease before it is marked Unknown', '40s')
   .addOption(new Option('--cvo-reconcile-interval <duration>', 'how often the cluster-version-operator revisits every manifest (first start only; default 2-4 minutes, random)').hideHelp())
   .option('--release-image <ref>', 'install from this release image, e.g. one made by `shipyard release new` (first start only; overrides SHIPYARD_INSTALL_RELEASE_IMAGE_OVERRIDE)')
-  .action(async (opts: { dataDir: string; masters: number; workers: number; mastersSchedulable: boolean; apiPort: number; cloudPort: number; nodeMonitorGracePeriod: string; cvoReconcileInterval?: string; releaseImage?: string }, cmd: Command) => {
+  .action(async (opts: { dataDir: string; masters: number; workers: number; mastersSchedulable: boolean; apiPort: number; cloudPort: number; nodeMonitorGracePeriod: string; cvoReconcileInterval?: string; releaseImage?: string; addressBlock?: number }, cmd: Command) => {
     const { runUp } = await import('./up/run.ts');
     const explicit = (name: string): boolean => cmd.getOptionValueSource(name) === 'cli';
     try {

@@ -80,16 +80,13 @@ function instances(dc: Datacenter): Json[] {
 const instanceState = (dc: Datacenter, name: string): string | undefined => instances(dc).find((i) => i.name === name && i.state !== 'terminated')?.state ?? (instances(dc).some((i) => i.name === name) ? 'terminated' : undefined);
 
 describe('machine-api operator acceptance (e2e)', { timeout: 1_200_000, concurrency: true }, () => {
-  // Two `shipyard up` started at the same moment may pick the same free address block.
-  let firstStarted: () => void;
-  const firstUp = new Promise<void>((resolve) => (firstStarted = resolve));
-
+  // Both clusters boot at the same moment: each claims an address block of its own (block-claim.ts).
   describe('MachineSets and health checks (--masters 1 --workers 1)', { concurrency: 1 }, () => {
     const dc = datacenter('shipyard-mao-sets-');
     let setName = '';
     before(async () => {
       dc.up = startUp(dc.dataDir, ['--masters', '1', '--workers', '1', '--api-port', '19443', '--cloud-port', '19080', '--node-monitor-grace-period', '10s']);
-      await dc.up.ready(300_000).finally(firstStarted);
+      await dc.up.ready(300_000);
       setName = (await workerSet(dc)).metadata.name;
     });
     after(() => stopUp(dc.up, dc.dataDir));
@@ -252,7 +249,6 @@ describe('machine-api operator acceptance (e2e)', { timeout: 1_200_000, concurre
   describe('seed 000\'s component swap, the operator from the host, an invalid providerSpec (--masters 1 --workers 0)', { concurrency: 1 }, () => {
     const dc = datacenter('shipyard-mao-swap-');
     before(async () => {
-      await firstUp;
       dc.up = startUp(dc.dataDir, ['--masters', '1', '--workers', '0', '--api-port', '20443', '--cloud-port', '20080']);
       await dc.up.ready(300_000);
       await pollUntil('machine-api-controllers available', async () => (await dc.json(['deploy', 'machine-api-controllers', '-n', NS]).catch(() => undefined))?.status?.availableReplicas === 1 || undefined, { timeoutMs: MACHINE_MS, intervalMs: 1000 });

@@ -106,16 +106,12 @@ function daemonMetrics(dc: Datacenter, host: string, token?: string): Promise<{ 
 const nodeRoot = (dc: Datacenter, node: string, path: string): string => join(dc.dataDir, 'nodes', node, 'root', path);
 
 describe('machine-config operator acceptance (e2e)', { timeout: 900_000, concurrency: true }, () => {
-  // Two `shipyard up` started at the same moment may pick the same free address block: the
-  // second starts once the first holds its own.
-  let seedStarted: () => void;
-  const seedUp = new Promise<void>((resolve) => (seedStarted = resolve));
-
+  // Both clusters boot at the same moment: each claims an address block of its own (block-claim.ts).
   describe('the seed: a PodDisruptionBudget blocks the worker\'s drain (--masters 3 --workers 1)', { concurrency: 1 }, () => {
     const dc = datacenter('shipyard-mco-seed-');
     before(async () => {
       dc.up = startUp(dc.dataDir, ['--masters', '3', '--workers', '1', '--api-port', '17443', '--cloud-port', '17080']);
-      await dc.up.ready(300_000).finally(seedStarted);
+      await dc.up.ready(300_000);
     });
     after(() => stopUp(dc.up, dc.dataDir));
 
@@ -200,7 +196,6 @@ describe('machine-config operator acceptance (e2e)', { timeout: 900_000, concurr
   describe('rollouts across five workers with maxUnavailable 2 (--masters 1 --workers 5)', { concurrency: 1 }, () => {
     const dc = datacenter('shipyard-mco-five-');
     before(async () => {
-      await seedUp;
       dc.up = startUp(dc.dataDir, ['--masters', '1', '--workers', '5', '--api-port', '18443', '--cloud-port', '18080']);
       await dc.up.ready(300_000);
       await poolUpdated(dc, 'worker', { from: '' }, 120_000);

@@ -18,6 +18,8 @@ import { addressBlock } from '../../src/cli/up/address-block.ts';
 import { kubectlWith, processesUsing, runShipyard, startUp, stopUp, type UpProcess } from './datacenter-support.ts';
 
 const SHAPE = ['--masters', '1', '--workers', '0', '--masters-schedulable'];
+/** The block the address tests name (block-claim.test.ts uses 7). */
+const OWN_BLOCK = 6;
 
 describe('shipyard up stops everything it started (e2e)', { timeout: 600_000 }, () => {
   const clusters: { up: UpProcess | undefined; dataDir: string }[] = [];
@@ -25,9 +27,9 @@ describe('shipyard up stops everything it started (e2e)', { timeout: 600_000 }, 
     for (const c of clusters) await stopUp(c.up, c.dataDir);
   });
 
-  function boot(apiPort: number, ownGroup = false): { up: UpProcess; dataDir: string } {
+  function boot(apiPort: number, ownGroup = false, extra: string[] = []): { up: UpProcess; dataDir: string } {
     const dataDir = mkdtempSync(join(tmpdir(), 'shipyard-stop-'));
-    const up = startUp(dataDir, [...SHAPE, '--api-port', String(apiPort), '--cloud-port', String(apiPort + 1)], { ownGroup });
+    const up = startUp(dataDir, [...SHAPE, '--api-port', String(apiPort), '--cloud-port', String(apiPort + 1), ...extra], { ownGroup });
     const c = { up, dataDir };
     clusters.push(c);
     return c;
@@ -84,14 +86,18 @@ describe('shipyard up stops everything it started (e2e)', { timeout: 600_000 }, 
     const nodeIPs = async (dataDir: string): Promise<string[]> =>
       (await kubectlJson(dataDir, ['get', 'nodes'])).items.map((n: { status: { addresses: { type: string; address: string }[] } }) => n.status.addresses.find((a) => a.type === 'InternalIP')!.address);
 
-    const first = boot(21473, true);
-    await first.up.ready(300_000);
+    // The first names its block; the second, started at the same moment, takes the first one
+    // free, which must not be the first's although neither listens anywhere yet. Block 6: other
+    // tests' clusters take the lowest free blocks, so a block they never reach keeps the third's
+    // claim below certain.
+    const first = boot(21473, true, ['--address-block', String(OWN_BLOCK)]);
     const second = boot(21473, true);
-    await second.up.ready(300_000);
-    // Block 0 and 1 unless another cluster runs on this machine: read, not assumed.
+    await Promise.all([first.up.ready(300_000), second.up.ready(300_000)]);
     const [a, b] = [blockOf(first.dataDir), blockOf(second.dataDir)];
-    assert.notEqual(a.index, b.index);
-    assert.ok(second.up.output().includes(`Address block ${b.index} (another cluster holds block 0): load balancer ${b.host}:21473, nodes ${b.nodeCIDR}, Services ${b.serviceCIDR}, pods ${b.podCIDR}`), second.up.output());
+    assert.equal(a.index, OWN_BLOCK);
+    assert.notEqual(b.index, a.index);
+    assert.ok(first.up.output().includes(`Address block ${OWN_BLOCK} (--address-block): load balancer ${a.host}:21473, nodes ${a.nodeCIDR}, Services ${a.serviceCIDR}, pods ${a.podCIDR}`), first.up.output());
+    if (b.index) assert.ok(second.up.output().includes(`Address block ${b.index} (another cluster holds block 0): load balancer ${b.host}:21473`), second.up.output());
     assert.deepEqual(await nodeIPs(first.dataDir), [addressAt(a.nodeCIDR, 1)]);
     assert.deepEqual(await nodeIPs(second.dataDir), [addressAt(b.nodeCIDR, 1)]);
     assert.equal((await kubectlJson(second.dataDir, ['get', 'service', 'kubernetes', '-n', 'default'])).spec.clusterIP, b.kubernetesIP);
@@ -100,10 +106,18 @@ describe('shipyard up stops everything it started (e2e)', { timeout: 600_000 }, 
     process.kill(-first.up.child.pid!, 'SIGHUP');
     assert.equal(await first.up.exited(), 0, first.up.output());
     await nothingLeft(first.dataDir, 'SIGHUP');
-    const third = boot(21483, true);
+    const third = boot(21483, true, ['--address-block', String(OWN_BLOCK)]);
     await third.up.ready(300_000);
     assert.equal(blockOf(third.dataDir).index, a.index);
     assert.deepEqual(await nodeIPs(third.dataDir), [addressAt(a.nodeCIDR, 1)]);
+
+    // A new cluster naming a block another holds fails at once, naming the holder.
+    const refused = { up: undefined, dataDir: mkdtempSync(join(tmpdir(), 'shipyard-stop-')) };
+    clusters.push(refused);
+    const taken = await runShipyard(['up', '--data-dir', refused.dataDir, ...SHAPE, '--address-block', String(OWN_BLOCK)], 30_000);
+    assert.ok(taken.stderr.includes(`${a.host}:22620, which address block ${OWN_BLOCK} needs, is already in use`), taken.stderr);
+    assert.equal(taken.code, 1, `${taken.stdout}${taken.stderr}`);
+    assert.ok(taken.stderr.includes(`by the Shipyard cluster in ${third.dataDir}`), taken.stderr);
 
     // Resuming the first now finds its addresses taken: it fails at once and starts nothing.
     const resumed = await runShipyard(['up', '--data-dir', first.dataDir], 30_000);

@@ -14,6 +14,7 @@ import { createLogger } from '../../runtime/logger.ts';
 import { loadOrCreateSpec, masterName, workerName, type ClusterSpec } from './cluster-spec.ts';
 import { endpointsFree, ensureEndpointsFree, type Endpoint } from './preflight.ts';
 import { addressBlock, BLOCK_COUNT, chooseAddressBlock, type AddressBlock } from './address-block.ts';
+import { claimBlock, CLAIM_PORT, type BlockClaim } from './block-claim.ts';
 import { killLeftovers } from './reaper.ts';
 import { loadState } from '../../cloud/state.ts';
 import { readCloudToken } from '../../cloud/token.ts';
@@ -52,6 +53,8 @@ export interface UpOptions {
   cvoReconcileInterval?: string;
   /** The release image to install (first start only); default SHIPYARD_INSTALL_RELEASE_IMAGE_OVERRIDE, then Shipyard's own. */
   releaseImage?: string;
+  /** The address block of a new cluster (first start only); default the first one free. */
+  addressBlock?: number;
 }
 
 /**
@@ -121,20 +124,56 @@ async function clusterEndpoints(dataDir: string, shape: Shape, block: AddressBlo
   ];
 }
 
-/** A new cluster takes the first address block nothing listens on; if none is free, the error says what holds block 0. */
-async function newClusterBlock(dataDir: string, shape: Shape): Promise<number> {
-  const block = await chooseAddressBlock(
-    async (b) => endpointsFree(await clusterEndpoints(dataDir, shape, b, false)),
+/**
+ * A new cluster claims the first address block no other `shipyard up` holds and nothing listens
+ * on (block-claim.ts); if none is free, the error says what holds block 0.
+ */
+async function newClusterBlock(dataDir: string, shape: Shape): Promise<BlockClaim> {
+  let claim: BlockClaim | undefined;
+  await chooseAddressBlock(
+    async (b) => {
+      const held = await claimBlock(b);
+      if (!held) return false;
+      if (await endpointsFree(await clusterEndpoints(dataDir, shape, b, false))) return !!(claim = held);
+      held.release();
+      return false;
+    },
     async () => {
       try {
         await ensureEndpointsFree(await clusterEndpoints(dataDir, shape, addressBlock(0), false));
+        await ensureEndpointsFree([claimEndpoint(addressBlock(0))]);
       } catch (err) {
         throw new Error(`every one of the ${BLOCK_COUNT} address blocks is in use by other clusters; in block 0, ${(err as Error).message.replace(/^cannot start: /, '')}`);
       }
       throw new Error(`every one of the ${BLOCK_COUNT} address blocks is in use by other clusters`);
     },
   );
-  return block.index!;
+  return claim!;
+}
+
+const claimEndpoint = (block: AddressBlock): Endpoint => ({ host: block.host, port: CLAIM_PORT, what: `address block ${block.index ?? 0}` });
+
+/** The block `--address-block` names, for a new cluster: taken is an error naming what holds it. */
+async function claimChosenBlock(dataDir: string, shape: Shape, block: AddressBlock): Promise<BlockClaim> {
+  const claim = await claimOwnBlock(block);
+  try {
+    await ensureEndpointsFree(await clusterEndpoints(dataDir, shape, block, false));
+  } catch (err) {
+    claim.release();
+    throw err;
+  }
+  return claim;
+}
+
+/** A resumed cluster's own block, once its addresses are free: held until it stops. */
+async function claimOwnBlock(block: AddressBlock): Promise<BlockClaim> {
+  const claim = await claimBlock(block);
+  if (claim) return claim;
+  await ensureEndpointsFree([claimEndpoint(block)]);
+  // Released between the bind and the look at /proc: try once more.
+  const again = await claimBlock(block);
+  if (!again) throw new Error(`cannot start: address block ${block.index ?? 0} (${block.host}:${CLAIM_PORT}) is held by another \`shipyard up\``);
+  return again;
 }
 
 export async function runUp(opts: UpOptions): Promise<void> {
@@ -143,7 +182,12 @@ export async function runUp(opts: UpOptions): Promise<void> {
   capYoungGeneration();
   const { dataDir } = opts;
   const chosenRelease = releaseOverride(opts);
-  const release = claimDataDir(dataDir);
+  const releaseDataDir = claimDataDir(dataDir);
+  let claim: BlockClaim | undefined;
+  const release = (): void => {
+    claim?.release();
+    releaseDataDir();
+  };
   // Component logs go to a file: the terminal belongs to the progress view and the summary.
   mkdirSync(join(dataDir, 'logs'), { recursive: true });
   const logger = createLogger({ component: 'datacenter', destination: pino.destination({ dest: join(dataDir, 'logs', 'datacenter.log'), sync: false }) });
@@ -154,7 +198,11 @@ export async function runUp(opts: UpOptions): Promise<void> {
   let block: number | undefined;
   try {
     // A new cluster takes addresses nothing else holds; a resumed one has its own, checked below.
-    if (!existsSync(join(dataDir, 'cluster.json'))) block = await newClusterBlock(dataDir, opts);
+    if (!existsSync(join(dataDir, 'cluster.json'))) {
+      if (opts.apiPort === CLAIM_PORT || opts.cloudPort === CLAIM_PORT) throw new Error(`--api-port and --cloud-port cannot be ${CLAIM_PORT}: every cluster's address block is held there`);
+      claim = opts.addressBlock === undefined ? await newClusterBlock(dataDir, opts) : await claimChosenBlock(dataDir, opts, addressBlock(opts.addressBlock));
+      block = claim.block.index;
+    }
   } catch (err) {
     release();
     throw err;
@@ -171,15 +219,19 @@ export async function runUp(opts: UpOptions): Promise<void> {
   });
   const addresses = addressBlock(spec.block);
   try {
-    if (resumed) await ensureEndpointsFree(await clusterEndpoints(dataDir, spec, addresses, true));
+    if (resumed) {
+      await ensureEndpointsFree(await clusterEndpoints(dataDir, spec, addresses, true));
+      claim = await claimOwnBlock(addresses);
+    }
   } catch (err) {
     release();
     throw err;
   }
   const told = ignored.filter((i) => opts.explicitShape || i.startsWith('--release-image'));
+  if (resumed && opts.addressBlock !== undefined && opts.addressBlock !== (spec.block ?? 0)) told.push(`--address-block ${opts.addressBlock} (cluster has block ${spec.block ?? 0})`);
   if (told.length) process.stdout.write(`Resuming the existing cluster; ignoring ${told.join(', ')}.\n`);
   process.stdout.write(`${resumed ? 'Resuming' : 'Creating'} the Shipyard datacenter in ${dataDir} (${spec.masters} master(s), ${spec.workers} worker(s))\n`);
-  if (addresses.index) process.stdout.write(`Address block ${addresses.index} (another cluster holds block 0): load balancer ${addresses.host}:${spec.apiPort}, nodes ${addresses.nodeCIDR}, Services ${addresses.serviceCIDR}, pods ${addresses.podCIDR}\n`);
+  if (addresses.index) process.stdout.write(`Address block ${addresses.index} (${opts.addressBlock === addresses.index ? '--address-block' : 'another cluster holds block 0'}): load balancer ${addresses.host}:${spec.apiPort}, nodes ${addresses.nodeCIDR}, Services ${addresses.serviceCIDR}, pods ${addresses.podCIDR}\n`);
 
   // The release images exist before any node boots: the installer hands the first one to the CVO.
   const releases = buildReleases({ dataDir, images: openImageStore(join(dataDir, 'images')), reconcileInterval: spec.cvoReconcileInterval });

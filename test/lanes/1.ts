@@ -1,0 +1,4 @@
+/** Lane 1 of `npm test` (lanes.ts). */
+import { runLane } from './lanes.ts';
+
+runLane(1);

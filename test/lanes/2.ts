@@ -1,0 +1,4 @@
+/** Lane 2 of `npm test` (lanes.ts). */
+import { runLane } from './lanes.ts';
+
+runLane(2);
