@@ -20,8 +20,9 @@ describe('npm test lanes', () => {
     const all = lanes.flat();
     assert.equal(new Set(all).size, all.length, 'no file in two lanes');
     assert.ok(all.includes('test/lanes/lanes.test.ts'));
-    for (const path of lanes[0]!) {
-      if (path.startsWith('test/e2e/')) assert.ok(!readFileSync(join(root, path), 'utf8').includes('startUp('), `${path} boots a datacenter but runs in lane 0`);
+    for (const path of [...lanes[0]!, ...lanes[1]!]) {
+      if (path.startsWith('test/e2e/')) assert.ok(!readFileSync(join(root, path), 'utf8').includes('startUp('), `${path} boots a datacenter but runs beside the unit tests`);
     }
+    for (const lane of lanes.slice(2)) assert.ok(lane.length > 0 && lane.every((path) => path.startsWith('test/e2e/')), `a datacenter lane: ${lane.join(', ')}`);
   });
 });
