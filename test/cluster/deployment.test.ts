@@ -164,9 +164,12 @@ describe('deployment controller on a real API server', () => {
       return false;
     }, WAIT_MS);
     watching.abort();
-    // The rollout used its whole budget and never more: 4 + maxSurge 1 replicas, 4 - maxUnavailable 1 ready.
+    // The rollout surged to its whole budget and never past it (4 + maxSurge 1 replicas: the first
+    // step scales the new ReplicaSet up before anything else), and never had fewer than
+    // 4 - maxUnavailable 1 ready. Whether ready pods ever touch 3 depends on where this test's
+    // markReady lands between the old pods' deletions, so only the bound is asserted.
     assert.equal(maxTotal, 5, `replicas across ReplicaSets peaked at ${maxTotal}`);
-    assert.equal(minReady, 3, `ready pods dipped to ${minReady}`);
+    assert.ok(minReady >= 3, `ready pods dipped to ${minReady}`);
 
     const rss = await replicaSetsOf('api');
     const byRevision = new Map(rss.map((rs) => [rs.metadata?.annotations?.[REVISION], rs]));

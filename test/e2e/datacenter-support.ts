@@ -4,8 +4,8 @@
  */
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
-import { readdirSync, readFileSync, rmSync } from 'node:fs';
-import { join } from 'node:path';
+import { cpSync, existsSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { basename, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describeResult, pollUntil, type Json, type KubectlResult } from './support.ts';
 
@@ -142,5 +142,13 @@ export async function stopUp(up: UpProcess | undefined, dataDir: string): Promis
   }
   const left = await pollUntil('no process of the datacenter left', async () => processesUsing(dataDir).length === 0 || undefined, { timeoutMs: 15_000 }).catch(() => undefined);
   if (!left) for (const p of processesUsing(dataDir)) process.kill(p.pid, 'SIGKILL');
+  // SHIPYARD_E2E_KEEP_LOGS=<dir> keeps each cluster's logs (its components' and pods') for a look after the run.
+  const keep = process.env.SHIPYARD_E2E_KEEP_LOGS;
+  if (keep) {
+    const to = join(keep, basename(dataDir));
+    if (existsSync(join(dataDir, 'logs'))) cpSync(join(dataDir, 'logs'), to, { recursive: true });
+    const nodes = join(dataDir, 'nodes');
+    for (const node of existsSync(nodes) ? readdirSync(nodes) : []) if (existsSync(join(nodes, node, 'logs'))) cpSync(join(nodes, node, 'logs'), join(to, node), { recursive: true });
+  }
   rmSync(dataDir, { recursive: true, force: true });
 }
