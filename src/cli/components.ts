@@ -10,10 +10,12 @@ export const SHIPYARD_VERSION = '0.1.0';
 
 interface ComponentEntry {
   readonly load: () => Promise<ComponentStart>;
+  /** Runs V8's optimizing compiler (compiler-policy.ts); the controllers do not. */
+  readonly optimize?: true;
 }
 
 export const components: Readonly<Record<string, ComponentEntry>> = {
-  'kube-apiserver': { load: async () => (await import('../apiserver/component.ts')).start },
+  'kube-apiserver': { load: async () => (await import('../apiserver/component.ts')).start, optimize: true },
   'kube-controller-manager': { load: async () => (await import('../cluster/controller-manager.ts')).start },
   'kube-scheduler': { load: async () => (await import('../cluster/scheduler-component.ts')).start },
   'cluster-version-operator': { load: async () => (await import('../operators/cluster-version/component.ts')).start },
@@ -22,6 +24,8 @@ export const components: Readonly<Record<string, ComponentEntry>> = {
   'machine-config-controller': { load: async () => (await import('../operators/machine-config/controller/component.ts')).start },
   'machine-config-server': { load: async () => (await import('../operators/machine-config/server/component.ts')).start },
   'machine-config-daemon': { load: async () => (await import('../operators/machine-config/daemon/component.ts')).start },
+  // The daemon pod's second container, guarding its metrics, as in OpenShift's.
+  'oauth-proxy': { load: async () => (await import('../operators/machine-config/oauth-proxy/component.ts')).start },
   // Like OpenShift's image, one image for the operator and three of its controllers: its first argument picks the program.
   'machine-api-operator': { load: async () => (await import('../operators/machine-api/component.ts')).start },
   // The platform's provider image (images.json clusterAPIControllerShipyard): the machine controller alone.
@@ -45,8 +49,17 @@ export function componentNames(): string[] {
   return Object.keys(components);
 }
 
-export async function loadComponent(name: string): Promise<ComponentStart> {
+function entryOf(name: string): ComponentEntry {
   const entry = components[name];
   if (!entry) throw new Error(`unknown component "${name}"; known: ${componentNames().join(', ')}`);
-  return entry.load();
+  return entry;
+}
+
+export async function loadComponent(name: string): Promise<ComponentStart> {
+  return entryOf(name).load();
+}
+
+/** Whether the component runs V8's optimizing compiler. */
+export function optimizes(name: string): boolean {
+  return entryOf(name).optimize === true;
 }

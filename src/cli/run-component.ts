@@ -3,7 +3,8 @@
  * stop), a clean stop exits 0, a failure prints the cause and exits 1, which is what the
  * kubelet's restart policy and `kubectl logs --previous` then show.
  */
-import { loadComponent } from './components.ts';
+import { loadComponent, optimizes } from './components.ts';
+import { applyCompilerPolicy } from './compiler-policy.ts';
 import { applyHeapGrowthPolicy } from './heap-growth.ts';
 
 export async function runComponentProcess(name: string | undefined, args: readonly string[]): Promise<void> {
@@ -17,6 +18,7 @@ export async function runComponentProcess(name: string | undefined, args: readon
   process.once('SIGTERM', stop);
   process.once('SIGINT', stop);
   try {
+    applyCompilerPolicy(optimizes(name));
     const start = await loadComponent(name);
     await start({ signal: controller.signal, args, env: process.env, rootfs: process.env.SHIPYARD_ROOTFS });
     process.exit(0);

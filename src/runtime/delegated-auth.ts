@@ -36,6 +36,8 @@ export interface DelegatedAuthOptions {
   readonly client: ReviewClient;
   /** Check this resource rule for every request; without it, the request's verb on its path. */
   readonly resource?: ResourceRule;
+  /** Without `resource`: check this verb on the request's path, whatever its method (oauth-proxy's `{"verb": "get"}` rule). */
+  readonly nonResourceVerb?: string;
   readonly clock?: Clock;
   /** How long an allowed decision is reused; default 10 s. */
   readonly allowTtlMs?: number;
@@ -107,7 +109,7 @@ export function createDelegatedAuth(o: DelegatedAuthOptions): DelegatedAuth {
       const token = bearerToken(req);
       if (!token) return unauthorized;
       const path = (req.url ?? '/').split('?')[0]!;
-      const verb = o.resource ? o.resource.verb : nonResourceVerb(req.method);
+      const verb = o.resource ? o.resource.verb : (o.nonResourceVerb ?? nonResourceVerb(req.method));
       const attrs = o.resource ? { resourceAttributes: { ...o.resource } } : { nonResourceAttributes: { path, verb } };
       const key = createHash('sha256').update(token).update('\0').update(JSON.stringify(attrs)).digest('hex');
       const hit = cache.get(key);

@@ -90,7 +90,7 @@ describe('shipyard up: the local datacenter (e2e)', { timeout: 900_000 }, () => 
     assert.deepEqual(running('machine-config-server-').map((p) => p.spec.nodeName).sort(), ['master-0', 'master-1', 'master-2']);
     const daemons = running('machine-config-daemon-');
     assert.deepEqual(daemons.map((p) => p.spec.nodeName).sort(), ['master-0', 'master-1', 'master-2', 'worker-0']);
-    assert.deepEqual(daemons[0]!.spec.containers.map((c: Json) => c.name), ['machine-config-daemon']);
+    assert.deepEqual(daemons[0]!.spec.containers.map((c: Json) => c.name), ['machine-config-daemon', 'oauth-proxy']);
     const logs = await kubectl(['logs', daemons[0]!.metadata.name, '-n', 'openshift-machine-config-operator', '-c', 'machine-config-daemon']);
     assert.equal(logs.code, 0, describeResult(['logs'], logs));
     // The config server, through the load balancer, answers only the bootstrap token (TLS verified against the cluster CA).

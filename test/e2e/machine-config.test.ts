@@ -216,7 +216,7 @@ describe('machine-config operator acceptance (e2e)', { timeout: 900_000, concurr
       assert.equal(JSON.parse(plain.body).ignition.version, '2.2.0');
     });
 
-    it('every daemon guards its own metrics on its node\'s address :9001: 401 without a token, 403 without GET /metrics, 200 for system:monitoring', async () => {
+    it('every daemon\'s oauth-proxy guards its metrics on its node\'s address :9001: 401 without a token, 403 without GET /metrics, 200 for system:monitoring', async () => {
       await dc.ok(['create', 'serviceaccount', 'scraper', '-n', 'default']);
       await dc.ok(['create', 'serviceaccount', 'nobody', '-n', 'default']);
       await dc.ok(['create', 'clusterrolebinding', 'e2e-scraper-monitoring', '--clusterrole=system:monitoring', '--serviceaccount=default:scraper']);
@@ -226,7 +226,7 @@ describe('machine-config operator acceptance (e2e)', { timeout: 900_000, concurr
       assert.equal(pods.length, 6, 'one daemon per node');
       for (const pod of pods) {
         const host = pod.status.podIP as string;
-        assert.deepEqual(pod.spec.containers.map((c: Json) => c.name), ['machine-config-daemon']);
+        assert.deepEqual(pod.spec.containers.map((c: Json) => c.name), ['machine-config-daemon', 'oauth-proxy']);
         await pollUntil(`${pod.spec.nodeName}'s daemon serving`, async () => (await daemonMetrics(dc, host).catch(() => ({ status: 0 }))).status === 401 || undefined, { timeoutMs: 60_000, intervalMs: 500 });
         assert.deepEqual(await daemonMetrics(dc, host), { status: 401, body: 'Unauthorized\n' });
         assert.equal((await daemonMetrics(dc, host, 'not-a-token')).status, 401);

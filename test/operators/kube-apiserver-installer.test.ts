@@ -23,7 +23,7 @@ import { until } from '../support/until.ts';
 const NS = 'openshift-kube-apiserver';
 const OPERATOR_NS = 'openshift-kube-apiserver-operator';
 const CRS = refOf(KubeAPIServer);
-const SLOW = { timeoutMs: 30_000 };
+const SLOW = { timeoutMs: 60_000 };
 const MASTERS = ['master-0', 'master-1'];
 
 describe('kube-apiserver installer controller (API server, FakeClock)', () => {
@@ -95,7 +95,8 @@ describe('kube-apiserver installer controller (API server, FakeClock)', () => {
   it('starts revision 1 on the first master with an installer pod as upstream specs it', async () => {
     const p = await until('installer-1-master-0', () => pod('installer-1-master-0'), SLOW);
     assert.equal((await node('master-0'))?.targetRevision, 1);
-    assert.ok((await events('NodeTargetRevisionChanged')).includes('Updating node "master-0" from revision 0 to 1 because node master-0 static pod not found'));
+    // Events are written by the recorder after the pod, asynchronously: wait for it rather than look once.
+    await until('NodeTargetRevisionChanged for master-0', async () => (await events('NodeTargetRevisionChanged')).includes('Updating node "master-0" from revision 0 to 1 because node master-0 static pod not found'), SLOW);
     const status = await client.get<V1ConfigMap>(resources.configMaps, NS, 'revision-status-1');
     assert.deepEqual(p.metadata?.labels, { app: 'installer' });
     assert.deepEqual(p.metadata?.ownerReferences?.map((r) => [r.kind, r.name, r.uid]), [['ConfigMap', 'revision-status-1', status.metadata?.uid]]);
@@ -139,7 +140,7 @@ describe('kube-apiserver installer controller (API server, FakeClock)', () => {
     assert.equal((await node('master-1'))?.targetRevision, 1);
     assert.equal((await node('master-0'))?.targetRevision ?? 0, 0);
     assert.equal((await cr()).status?.nodesAtLatestRevision, '1/2');
-    assert.ok((await events('NodeTargetRevisionChanged')).some((m) => m.startsWith('Updating node "master-1" from revision 0 to 1 because')));
+    await until('NodeTargetRevisionChanged for master-1', async () => (await events('NodeTargetRevisionChanged')).some((m) => m.startsWith('Updating node "master-1" from revision 0 to 1 because')), SLOW);
   });
 
   it('records a failed installer with its termination message, and retries it only after the backoff', async () => {

@@ -7,7 +7,7 @@
  * (the daemon's pod stops, the Node gets a new bootID), starts the pod again, and the daemon
  * validates, uncordons and reports Done. Its container log holds klog text with the seed's
  * wording, as `kubectl logs -c machine-config-daemon` shows it, and its metrics answer on the
- * socket in its volume (unguarded; the operator's DaemonSet has it serve HTTPS, test/runtime/guarded-metrics.test.ts).
+ * socket in the volume the oauth-proxy container would share (test/operators/oauth-proxy.test.ts).
  */
 import assert from 'node:assert/strict';
 import { mkdirSync, mkdtempSync, readFileSync, statSync, writeFileSync } from 'node:fs';
@@ -142,7 +142,7 @@ describe('the machine-config daemon as a pod on a real kubelet', () => {
     const afterReboot = (await logLines(currentLogPath(dir))).map((l) => l.replace(header, ''));
     assert.ok(afterReboot.includes(`Update completed for config ${name(B)} and node has been successfully uncordoned`), afterReboot.join('\n'));
 
-    // Its metrics, on the socket in its volume (a path longer than a socket address holds).
+    // Its metrics, on the socket in the volume it shares with the oauth-proxy (a path longer than a socket address holds).
     const socketFile = join(n.nodeDir, 'pods', pod.metadata!.uid!, 'rootfs', 'machine-config-daemon', 'var/run/machine-config-daemon/metrics.sock');
     assert.ok(afterReboot.some((l) => l.startsWith('Serving metrics on unix:')), afterReboot.join('\n'));
     const socket = socketPath(socketFile);

@@ -117,7 +117,7 @@ describe('machine-config operator against a real API server', { timeout: 180_000
     const deployment = await until('the controller Deployment', () => admin.getIfExists<V1Deployment>(resources.deployments, NS, 'machine-config-controller'), 30_000);
     assert.equal(deployment.spec?.template.spec?.containers[0]?.image, 'shipyard.local/machine-config-controller:v0.1.0');
     const daemon = await until('the daemon DaemonSet', () => admin.getIfExists<V1DaemonSet>(resources.daemonSets, NS, 'machine-config-daemon'));
-    assert.deepEqual(daemon.spec?.template.spec?.containers.map((c) => c.name), ['machine-config-daemon']);
+    assert.deepEqual(daemon.spec?.template.spec?.containers.map((c) => c.name), ['machine-config-daemon', 'oauth-proxy']);
     const server = await until('the server DaemonSet', () => admin.getIfExists<V1DaemonSet>(resources.daemonSets, NS, 'machine-config-server'));
     assert.equal(server.spec?.template.spec?.hostNetwork, true);
 

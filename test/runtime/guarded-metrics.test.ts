@@ -1,6 +1,6 @@
 /**
- * A component's own metrics endpoint guarded as the machine-config daemon serves it (HTTPS, every
- * request reviewed by the API server; what the oauth-proxy sidecar did before), against a real
+ * A component's own metrics endpoint guarded as the machine-config daemon serves it when run
+ * without its oauth-proxy (HTTPS, every request reviewed by the API server), against a real
  * API server with RBAC enforced, the reviewer running as a ServiceAccount bound to kube's
  * system:auth-delegator: no token 401; a token the API server does not know 401; a ServiceAccount
  * without `get /metrics` 403; one bound to system:monitoring gets the metrics. A resource rule

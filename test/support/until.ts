@@ -5,7 +5,11 @@
  */
 
 export interface UntilOptions {
-  /** 15 s unless given. */
+  /**
+   * 60 s unless given: generous, since `npm test` runs six lanes at once on 2 cores, where a
+   * controller can be held back for tens of seconds (a PodDisruptionBudget's status took over
+   * 15 s to follow its spec in one such run). A deadline only bounds a failing test's time.
+   */
   readonly timeoutMs?: number;
   /** Between two probes; 25 ms unless given. */
   readonly everyMs?: number;
@@ -21,7 +25,7 @@ export interface UntilOptions {
  * can return the object it waited for, or just whether it is so. `options` may be just the timeout.
  */
 export async function until<T>(what: string, probe: () => Promise<T | undefined | false> | T | undefined | false, options: number | UntilOptions = {}): Promise<T> {
-  const { timeoutMs = 15_000, everyMs = 25, retryErrors = false } = typeof options === 'number' ? { timeoutMs: options } : options;
+  const { timeoutMs = 60_000, everyMs = 25, retryErrors = false } = typeof options === 'number' ? { timeoutMs: options } : options;
   const deadline = Date.now() + timeoutMs;
   let lastError: unknown;
   for (;;) {

@@ -137,7 +137,8 @@ export async function startDatacenter(o: DatacenterOptions): Promise<Datacenter>
     informers,
     logger: logger.child({ component: 'kubelet' }),
     recorder,
-    runtimes: [createProcessRuntime({ images, pidRegistry: reaper, env: reaper.marker }), createSimulatedRuntime()],
+    // SHIPYARD_V8_OPTIMIZE given to `shipyard up` reaches every pod's process (cli/compiler-policy.ts).
+    runtimes: [createProcessRuntime({ images, pidRegistry: reaper, env: { ...reaper.marker, ...(process.env.SHIPYARD_V8_OPTIMIZE ? { SHIPYARD_V8_OPTIMIZE: process.env.SHIPYARD_V8_OPTIMIZE } : {}) } }), createSimulatedRuntime()],
     caCert: pki.caCertPem,
     logServer: {
       tls: { cert: readFileSync(join(pkiDir, 'apiserver.crt'), 'utf8'), key: readFileSync(join(pkiDir, 'apiserver.key'), 'utf8') },

@@ -7,11 +7,11 @@
  * component maps its volumes (runtime/container-path.ts). Its log is klog text, as OpenShift's
  * daemon writes it, so `kubectl logs ... -c machine-config-daemon` reads as the seed shows.
  *
- * `/metrics` is served on `--metrics-bind-address` (the operator's DaemonSet: the node's address,
- * port 9001); with a serving certificate, over HTTPS to callers the API server authenticates and
- * allows to GET /metrics (runtime/delegated-auth.ts), as OpenShift's oauth-proxy sidecar guarded
- * it, without a second process on every node. Or, unguarded, on the Unix socket METRICS_SOCKET
- * names; with neither, none are served.
+ * `/metrics` is served unguarded on the Unix socket METRICS_SOCKET names (the operator's
+ * DaemonSet: a volume shared with its oauth-proxy container, which guards them on the node's
+ * address, port 9001), or on `--metrics-bind-address`: with a serving certificate, over HTTPS to
+ * callers the API server authenticates and allows to GET /metrics (runtime/delegated-auth.ts),
+ * for a daemon run without the proxy. With neither, none are served.
  */
 import { parseDuration } from '../../../api/duration.ts';
 import type { ComponentContext } from '../../../runtime/component.ts';

@@ -15,6 +15,7 @@ const images = parseImagesJson(
     machineConfigController: 'shipyard.local/machine-config-controller:v0.1.0',
     machineConfigDaemon: 'shipyard.local/machine-config-daemon:v0.1.0',
     machineConfigServer: 'shipyard.local/machine-config-server:v0.1.0',
+    oauthProxy: 'shipyard.local/oauth-proxy:v0.1.0',
     baseOSContainerImage: 'shipyard.local/node-os:v0.1.0',
     baseOSExtensionsContainerImage: 'shipyard.local/node-os-extensions:v0.1.0',
   }),
@@ -41,7 +42,7 @@ describe('ControllerConfig', () => {
     assert.equal(cc.spec.kubeAPIServerServingCAData, cc.spec.rootCAData);
     assert.equal(cc.spec.baseOSContainerImage, 'shipyard.local/node-os:v0.1.0');
     assert.equal(cc.spec.releaseImage, 'shipyard.local/release:0.1.0');
-    assert.deepEqual(Object.keys(cc.spec.images).sort(), ['machineConfigController', 'machineConfigDaemon', 'machineConfigOperator', 'machineConfigServer']);
+    assert.deepEqual(Object.keys(cc.spec.images).sort(), ['machineConfigController', 'machineConfigDaemon', 'machineConfigOperator', 'machineConfigServer', 'oauthProxy']);
     assert.equal(cc.spec.infra?.status?.infrastructureName, 'shipyard-abcde');
     assert.equal(cc.spec.platform, 'none');
     assert.equal(cc.spec.networkType, 'ShipyardLoopback');
@@ -69,7 +70,7 @@ describe('ControllerConfig', () => {
 
 describe('images.json', () => {
   it('names what is missing', () => {
-    assert.throws(() => parseImagesJson('{"releaseVersion": "1"}', '/etc/mco/images/images.json'), /^Error: \/etc\/mco\/images\/images.json: missing machineConfigOperator, machineConfigController, machineConfigDaemon, machineConfigServer, baseOSContainerImage, baseOSExtensionsContainerImage$/);
+    assert.throws(() => parseImagesJson('{"releaseVersion": "1"}', '/etc/mco/images/images.json'), /^Error: \/etc\/mco\/images\/images.json: missing machineConfigOperator, machineConfigController, machineConfigDaemon, machineConfigServer, oauthProxy, baseOSContainerImage, baseOSExtensionsContainerImage$/);
     assert.throws(() => parseImagesJson('{', 'f'), /f: not valid JSON/);
   });
 });

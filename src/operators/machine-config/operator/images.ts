@@ -13,6 +13,7 @@ export interface OperatorImages {
   readonly machineConfigController: string;
   readonly machineConfigDaemon: string;
   readonly machineConfigServer: string;
+  readonly oauthProxy: string;
   /** The nodes' OS image: every rendered config's `osImageURL` unless a MachineConfig overrides it. */
   readonly baseOSContainerImage: string;
   readonly baseOSExtensionsContainerImage: string;
@@ -24,6 +25,7 @@ const keys = [
   'machineConfigController',
   'machineConfigDaemon',
   'machineConfigServer',
+  'oauthProxy',
   'baseOSContainerImage',
   'baseOSExtensionsContainerImage',
 ] as const satisfies readonly (keyof OperatorImages)[];

@@ -28,7 +28,7 @@ export const secretNames = {
   signer: 'machine-config-operator-signer',
   /** The config server's serving certificate and key, chain included. */
   serverTLS: machineConfigServer.tlsSecret,
-  /** The serving certificate and key of the daemon's metrics (the name OpenShift's proxy sidecar gave it). */
+  /** The daemon's metrics proxy's serving certificate and key. */
   proxyTLS: 'proxy-tls',
   /** The bearer token a booting machine shows the config server (key `token`). */
   bootstrapToken: machineConfigServer.bootstrapTokenSecret,
@@ -42,5 +42,5 @@ export const ROOT_CA_CONFIGMAP = { namespace: 'kube-system', name: 'root-ca', ke
 
 /** The config server's HTTPS port on every master, and on the load balancer in front of them. */
 export const SERVER_PORT = machineConfigServer.securePort;
-/** The daemon's metrics, HTTPS on the node's address (the daemon runs on the host network), where OpenShift's oauth-proxy served them. */
+/** The daemon's metrics behind its oauth-proxy, on the node's address (the daemon runs on the host network). */
 export const DAEMON_METRICS_PORT = 9001;

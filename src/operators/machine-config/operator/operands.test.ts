@@ -4,33 +4,38 @@ import { parseImagesJson } from './images.ts';
 import { builtinPools, controllerDeployment, daemonDaemonSet, serverDaemonSet } from './operands.ts';
 
 const images = parseImagesJson(
-  JSON.stringify(Object.fromEntries(['releaseVersion', 'machineConfigOperator', 'machineConfigController', 'machineConfigDaemon', 'machineConfigServer', 'baseOSContainerImage', 'baseOSExtensionsContainerImage'].map((k) => [k, k === 'releaseVersion' ? '0.1.0' : `shipyard.local/${k}:v0.1.0`]))),
+  JSON.stringify(Object.fromEntries(['releaseVersion', 'machineConfigOperator', 'machineConfigController', 'machineConfigDaemon', 'machineConfigServer', 'oauthProxy', 'baseOSContainerImage', 'baseOSExtensionsContainerImage'].map((k) => [k, k === 'releaseVersion' ? '0.1.0' : `shipyard.local/${k}:v0.1.0`]))),
   'images.json',
 );
 const o = { images, releaseVersion: '0.1.0' };
 
 describe('operands', () => {
-  it('the daemon: every node, every taint tolerated, host network and PID, privileged, the node root at /rootfs, and its metrics guarded in-process', () => {
+  it('the daemon: every node, every taint tolerated, host network and PID, privileged, the node root at /rootfs, and the seed\'s oauth-proxy guarding its metrics', () => {
     const ds = daemonDaemonSet(o);
     const spec = ds.spec!.template.spec!;
     assert.deepEqual(spec.tolerations, [{ operator: 'Exists' }]);
     assert.equal(spec.hostNetwork, true);
     assert.equal(spec.hostPID, true);
     assert.equal(spec.serviceAccountName, 'machine-config-daemon');
-    // The seed's oauth-proxy container is gone: the daemon guards its metrics itself, one process less per node.
-    assert.deepEqual(spec.containers.map((c) => c.name), ['machine-config-daemon']);
-    const [daemon] = spec.containers;
+    assert.deepEqual(spec.containers.map((c) => c.name), ['machine-config-daemon', 'oauth-proxy'], 'the seed\'s two containers');
+    const [daemon, proxy] = spec.containers;
     assert.equal(daemon!.image, 'shipyard.local/machineConfigDaemon:v0.1.0');
     assert.equal(daemon!.securityContext?.privileged, true);
     const rootfs = daemon!.volumeMounts!.find((m) => m.mountPath === '/rootfs')!;
     assert.deepEqual(spec.volumes!.find((v) => v.name === rootfs.name)?.hostPath, { path: '/' });
     assert.ok(daemon!.env!.some((e) => e.name === 'NODE_NAME' && e.valueFrom?.fieldRef?.fieldPath === 'spec.nodeName'));
-    assert.deepEqual(daemon!.args, ['start', '--metrics-bind-address=$(POD_IP):9001', '--tls-cert-file=/etc/tls/private/tls.crt', '--tls-private-key-file=/etc/tls/private/tls.key']);
-    assert.ok(daemon!.env!.some((e) => e.name === 'POD_IP' && e.valueFrom?.fieldRef?.fieldPath === 'status.podIP'));
-    assert.deepEqual(daemon!.ports, [{ name: 'metrics', containerPort: 9001, protocol: 'TCP' }]);
-    const tls = daemon!.volumeMounts!.find((m) => m.mountPath === '/etc/tls/private')!;
+    assert.deepEqual(daemon!.args, ['start'], 'the daemon itself serves no port');
+    assert.equal(proxy!.image, 'shipyard.local/oauthProxy:v0.1.0');
+    assert.ok(proxy!.args!.includes('--https-address=$(POD_IP):9001'));
+    assert.ok(proxy!.args!.includes('--openshift-delegate-urls={"/": {"verb": "get"}}'));
+    assert.ok(proxy!.env!.some((e) => e.name === 'POD_IP' && e.valueFrom?.fieldRef?.fieldPath === 'status.podIP'));
+    assert.deepEqual(proxy!.ports, [{ name: 'metrics', containerPort: 9001, protocol: 'TCP' }]);
+    const tls = proxy!.volumeMounts!.find((m) => m.mountPath === '/etc/tls/private')!;
     assert.equal(spec.volumes!.find((v) => v.name === tls.name)?.secret?.secretName, 'proxy-tls');
-    assert.deepEqual(spec.volumes!.map((v) => v.name).sort(), ['proxy-tls', 'rootfs'], 'no socket volume: nothing else in the pod reads the metrics');
+    const socket = proxy!.args!.find((a) => a.startsWith('--upstream='))!.slice('--upstream=unix://'.length);
+    assert.ok(daemon!.env!.some((e) => e.name === 'METRICS_SOCKET' && e.value === socket), 'the daemon is told where the proxy looks');
+    assert.equal(spec.volumes!.find((v) => v.name === 'metrics')?.emptyDir !== undefined, true, 'the socket is in a volume only the pod shares');
+    assert.ok(!daemon!.volumeMounts!.some((m) => m.name === 'proxy-tls'), 'the serving key is the proxy\'s alone');
   });
 
   it('the server: the masters, host network, port 22623, its certificate and bootstrap token mounted where it reads them', () => {

@@ -2,9 +2,9 @@
  * What the operator deploys, as OpenShift's MCO deploys it (its manifests/ folder), adapted to
  * Shipyard's nodes: the controller Deployment on the masters; the daemon DaemonSet on every node
  * (every taint tolerated, host network and PID namespace, privileged, the node's root mounted at
- * `/rootfs`, its metrics over HTTPS on the node's address for callers the API server allows, guarded
- * in-process rather than by an `oauth-proxy` container: one process less per node); the server DaemonSet on the
- * masters (host network, port 22623); and the built-in `master` and `worker` pools. Pure
+ * `/rootfs`, and the seed's `oauth-proxy` container serving its metrics over HTTPS on the node's
+ * address to callers the API server allows); the server DaemonSet on the masters (host network,
+ * port 22623); and the built-in `master` and `worker` pools. Pure
  * builders: the operator applies what they return with the CVO's typed merge (runtime/apply),
  * so a deleted workload comes back, an edit is reverted and a new image rolls out.
  */
@@ -65,6 +65,9 @@ export function controllerDeployment(o: OperandOptions): V1Deployment {
   };
 }
 
+/** Where the daemon serves its metrics for the proxy beside it: a socket in a volume only the pod's two containers share. */
+export const daemonMetricsSocket = '/var/run/machine-config-daemon/metrics.sock';
+
 export function daemonDaemonSet(o: OperandOptions): V1DaemonSet {
   const app = operands.daemon;
   return {
@@ -90,19 +93,33 @@ export function daemonDaemonSet(o: OperandOptions): V1DaemonSet {
             {
               name: app,
               image: o.images.machineConfigDaemon,
-              args: [
-                'start',
-                `--metrics-bind-address=$(POD_IP):${DAEMON_METRICS_PORT}`,
-                '--tls-cert-file=/etc/tls/private/tls.crt',
-                '--tls-private-key-file=/etc/tls/private/tls.key',
-              ],
-              // On the host network the pod's IP is its node's.
-              env: [env('RELEASE_VERSION', o.releaseVersion), fieldEnv('NODE_NAME', 'spec.nodeName'), fieldEnv('POD_IP', 'status.podIP')],
-              ports: [{ name: 'metrics', containerPort: DAEMON_METRICS_PORT, protocol: 'TCP' }],
+              args: ['start'],
+              env: [env('RELEASE_VERSION', o.releaseVersion), fieldEnv('NODE_NAME', 'spec.nodeName'), env('METRICS_SOCKET', daemonMetricsSocket)],
               securityContext: { privileged: true, readOnlyRootFilesystem: false },
               volumeMounts: [
                 { name: 'rootfs', mountPath: '/rootfs', mountPropagation: 'HostToContainer' },
+                { name: 'metrics', mountPath: '/var/run/machine-config-daemon' },
+              ],
+              resources: requests,
+              terminationMessagePolicy: 'FallbackToLogsOnError',
+            },
+            {
+              name: 'oauth-proxy',
+              image: o.images.oauthProxy,
+              args: [
+                `--https-address=$(POD_IP):${DAEMON_METRICS_PORT}`,
+                `--upstream=unix://${daemonMetricsSocket}`,
+                '--tls-cert=/etc/tls/private/tls.crt',
+                '--tls-key=/etc/tls/private/tls.key',
+                // Whoever may GET /metrics on the API server may read the daemon's (kube's system:monitoring).
+                '--openshift-delegate-urls={"/": {"verb": "get"}}',
+              ],
+              // On the host network the pod's IP is its node's.
+              env: [fieldEnv('POD_IP', 'status.podIP')],
+              ports: [{ name: 'metrics', containerPort: DAEMON_METRICS_PORT, protocol: 'TCP' }],
+              volumeMounts: [
                 { name: 'proxy-tls', mountPath: '/etc/tls/private' },
+                { name: 'metrics', mountPath: '/var/run/machine-config-daemon' },
               ],
               resources: requests,
               terminationMessagePolicy: 'FallbackToLogsOnError',
@@ -110,6 +127,7 @@ export function daemonDaemonSet(o: OperandOptions): V1DaemonSet {
           ],
           volumes: [
             { name: 'rootfs', hostPath: { path: '/' } },
+            { name: 'metrics', emptyDir: {} },
             { name: 'proxy-tls', secret: { secretName: secretNames.proxyTLS } },
           ],
         },
