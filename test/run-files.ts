@@ -72,7 +72,15 @@ export function runTestFiles(paths: readonly string[]): void {
   // A process with no suite must not have the hook either (see findTestFiles).
   if (paths.length === 0) return;
 
+  // The lane stays up while its tests run, as the server a component runs in does: between two
+  // awaits a test may wait only on something unref'd (the store's checkpoint thread), and a
+  // lane of unit tests has nothing else; its event loop would empty and end the process, failing
+  // every test after it ("Promise resolution is still pending but the event loop has already
+  // resolved"). A test that never settles still fails by name, at its file's deadline.
+  const keepAlive = setInterval(() => {}, 60_000);
+
   after(async () => {
+    clearInterval(keepAlive);
     // A child that has just exited still lists its handle until libuv closes it, a turn of the
     // event loop after its 'exit' (a test's `await up.exited()` resumes before that).
     await new Promise((r) => setImmediate(r));

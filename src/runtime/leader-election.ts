@@ -83,8 +83,14 @@ export const LEADER_ELECTION_DEFAULTS = { leaseDurationMs: 137_000, renewDeadlin
 /** Acquire attempts wait retryPeriod plus up to this fraction of it again, so candidates spread out. */
 export const JITTER_FACTOR = 1.2;
 
-/** A release at shutdown should not hold the process for a whole renew deadline. */
-const RELEASE_TIMEOUT_MS = 5_000;
+/**
+ * A release at shutdown should not hold the process for a whole renew deadline, but it is
+ * tried again within this budget: in an upgrade the API server itself may be restarting at the
+ * moment (one master), and a successor then waits out the whole lease (137 s by default).
+ */
+const RELEASE_TIMEOUT_MS = 10_000;
+/** Between tries of a release, doubling up to a second. */
+const RELEASE_RETRY_MS = 200;
 
 export interface LeaderElectionTimings {
   readonly leaseDurationMs: number;
@@ -392,6 +398,8 @@ class Elector {
    * Clears the holder so candidates need not wait out the lease (client-go's ReleaseOnCancel).
    * It reads the Lease afresh rather than reusing the last write: a renewal cut off by the
    * abort may still have landed, and its newer resourceVersion would make the release a 409.
+   * A failure the server may get over (no answer, a conflict, 429, 5xx) is tried again within
+   * the release's budget; a refusal (403, 404) is final.
    */
   private async release(): Promise<void> {
     if (this.seen.holder() !== this.opts.identity) return;
@@ -399,16 +407,28 @@ class Elector {
     const ac = new AbortController();
     const cancel = this.clock.setTimeout(() => ac.abort(), Math.min(this.t.renewDeadlineMs, RELEASE_TIMEOUT_MS));
     try {
-      const current = await this.api.readNamespacedLease({ namespace, name }, withSignal(ac.signal));
-      if (current.spec?.holderIdentity !== identity) return;
-      const stamp = new MicroTime();
-      const { holderIdentity: _, ...spec } = current.spec;
-      const body: V1Lease = { ...current, spec: { ...spec, leaseDurationSeconds: 1, acquireTime: stamp, renewTime: stamp } };
-      const released = await this.api.replaceNamespacedLease({ namespace, name, body }, withSignal(ac.signal));
-      this.seen.observe(released.spec ?? {}, this.clock.now());
-      this.log.info(this.lockFields, 'released leader lease');
-    } catch (err) {
-      this.log.warn({ ...this.lockFields, err: errorText(err) }, 'failed to release leader lease; successors will wait for it to expire');
+      for (let attempt = 0; ; attempt++) {
+        try {
+          const current = await this.api.readNamespacedLease({ namespace, name }, withSignal(ac.signal));
+          if (current.spec?.holderIdentity !== identity) return;
+          const stamp = new MicroTime();
+          const { holderIdentity: _, ...spec } = current.spec;
+          const body: V1Lease = { ...current, spec: { ...spec, leaseDurationSeconds: 1, acquireTime: stamp, renewTime: stamp } };
+          const released = await this.api.replaceNamespacedLease({ namespace, name, body }, withSignal(ac.signal));
+          this.seen.observe(released.spec ?? {}, this.clock.now());
+          this.log.info(this.lockFields, 'released leader lease');
+          return;
+        } catch (err) {
+          const code = statusCodeOf(err);
+          const final = code !== undefined && code !== 409 && code !== 429 && code < 500;
+          if (final || ac.signal.aborted) {
+            this.log.warn({ ...this.lockFields, err: errorText(err) }, 'failed to release leader lease; successors will wait for it to expire');
+            return;
+          }
+          this.log.info({ ...this.lockFields, err: errorText(err) }, 'releasing leader lease failed; trying again');
+          await sleep(Math.min(RELEASE_RETRY_MS * 2 ** attempt, 1000), ac.signal, this.clock);
+        }
+      }
     } finally {
       cancel();
     }

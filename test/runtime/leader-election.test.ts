@@ -11,6 +11,7 @@ import { CoordinationV1Api, KubeConfig, type V1Lease } from '@kubernetes/client-
 import { ApiClient } from '../../src/runtime/client.ts';
 import { InformerFactory } from '../../src/runtime/informer-factory.ts';
 import { runLeaderElection, type LeaderElectionOptions } from '../../src/runtime/leader-election.ts';
+import { LeaseClient } from '../../src/runtime/lease-client.ts';
 import { resources } from '../../src/runtime/resources.ts';
 import { startTestServer, type TestServer } from '../support/server.ts';
 import { until } from '../support/until.ts';
@@ -159,6 +160,55 @@ describe('leader election (API server)', () => {
       a.stop.abort();
       b.stop.abort();
       await Promise.all([a.done, b.done]);
+    }
+  });
+
+  it('a release the API server does not answer at first is tried again, so the successor still need not wait out the lease', async () => {
+    // As in an upgrade on one master: the API server restarts just as the old leader stops.
+    const real = new LeaseClient(kc);
+    let dropped = 0;
+    let stopping = false;
+    const flaky: LeaderElectionOptions['leases'] = {
+      readNamespacedLease: (...args) => real.readNamespacedLease(...args),
+      createNamespacedLease: (...args) => real.createNamespacedLease(...args),
+      replaceNamespacedLease: async (...args) => {
+        if (stopping && dropped < 2) {
+          dropped++;
+          throw Object.assign(new Error('read ECONNRESET'), { code: 'ECONNRESET' });
+        }
+        return real.replaceNamespacedLease(...args);
+      },
+    };
+    const stop = new AbortController();
+    let leading = false;
+    const a = runLeaderElection({
+      kubeConfig: kc,
+      namespace: 'kube-system',
+      name: 'flaky-release',
+      identity: 'flaky-a',
+      ...NEVER_EXPIRES,
+      signal: stop.signal,
+      leases: flaky,
+      onStartedLeading: (l) => {
+        leading = true;
+        return new Promise<void>((resolve) => l.addEventListener('abort', () => resolve()));
+      },
+    });
+    await until('a leads', () => leading);
+    const b = candidate(kc, 'flaky-b', 'flaky-release', NEVER_EXPIRES);
+    try {
+      await until('b sees a as leader', () => b.leaders.includes('flaky-a'));
+      stopping = true;
+      stop.abort();
+      await a;
+      assert.equal(dropped, 2, 'the release failed twice before it went through');
+      // The Lease would last 2 minutes: b leads within the test only because a's release got through.
+      await until('b leads', () => b.leading, 30_000);
+      assert.equal((await rawLease('flaky-release')).spec.holderIdentity, 'flaky-b');
+    } finally {
+      stop.abort();
+      b.stop.abort();
+      await Promise.all([a, b.done]);
     }
   });
 
