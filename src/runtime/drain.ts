@@ -286,6 +286,8 @@ async function evictAndWait(pod: V1Pod, s: Step): Promise<PodOutcome> {
   const key = podKey(pod);
   const timeout = `global timeout reached: ${formatDuration(s.timeoutMs)}`;
   s.log?.info(`evicting pod ${key}`);
+  /** The last refusal by the server (a 429), reported at the deadline over a later failure to reach it. */
+  let lastRefusal: { refused: string; budgetRefused: boolean } | undefined;
   for (;;) {
     try {
       await s.client.request('POST', objectPath(resources.pods, ns, name, 'eviction'), {
@@ -301,16 +303,22 @@ async function evictAndWait(pod: V1Pod, s: Step): Promise<PodOutcome> {
     } catch (err) {
       if (s.signal.aborted) return { pod, failure: { message: `Cannot evict pod ${key}: drain aborted` } };
       if (isNotFound(err)) return { pod };
-      if (!isTooManyRequests(err)) {
-        const message = err instanceof ApiError ? err.status.message || err.message : (err as Error).message;
-        return { pod, failure: { message: `error when evicting pod "${name}": ${message}` } };
-      }
-      const refused = evictionMessage(err as ApiError);
-      s.log?.error(`error when evicting pod "${name}" (will retry after ${formatDuration(s.retryIntervalMs)}): ${refused}`);
-      if (!(await waitUntilNext(s, s.retryIntervalMs))) {
+      const message = err instanceof ApiError ? err.status.message || err.message : (err as Error).message;
+      // No answer (a connection reset by an API server restarting, say) or a 5xx may pass: tried
+      // again as a 429 is; any other refusal is final.
+      const unanswered = !(err instanceof ApiError) || err.code >= 500;
+      if (!isTooManyRequests(err) && !unanswered) return { pod, failure: { message: `error when evicting pod "${name}": ${message}` } };
+      if (isTooManyRequests(err)) {
+        const refused = evictionMessage(err as ApiError);
         // A 429 that no budget caused (a server shedding load) keeps the server's words.
-        const budgetRefused = (err as ApiError).details?.causes?.some((c) => c.reason === 'DisruptionBudget') || /disruption budget/i.test(refused);
-        return { pod, failure: { message: `Cannot evict pod ${key}: ${refused} (${timeout})`, budgetRefused } };
+        lastRefusal = { refused, budgetRefused: (err as ApiError).details?.causes?.some((c) => c.reason === 'DisruptionBudget') || /disruption budget/i.test(refused) };
+        s.log?.error(`error when evicting pod "${name}" (will retry after ${formatDuration(s.retryIntervalMs)}): ${refused}`);
+      } else {
+        s.log?.error(`error when evicting pod "${name}" (will retry after ${formatDuration(s.retryIntervalMs)}): ${message}`);
+      }
+      if (!(await waitUntilNext(s, s.retryIntervalMs))) {
+        if (lastRefusal) return { pod, failure: { message: `Cannot evict pod ${key}: ${lastRefusal.refused} (${timeout})`, budgetRefused: lastRefusal.budgetRefused } };
+        return { pod, failure: { message: `error when evicting pod "${name}": ${message} (${timeout})` } };
       }
     }
   }

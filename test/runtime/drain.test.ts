@@ -170,4 +170,35 @@ describe('drainNode on a real API server and kubelet', () => {
     assert.equal(node.spec?.unschedulable, undefined, 'uncordoned: the field is gone, as kubectl uncordon leaves it');
     assert.equal(await uncordonNode(client, NODE), false, 'nothing to do the second time');
   });
+
+  it('an eviction the API server does not answer is tried again after the retry interval, not a failure', async () => {
+    const { client } = n;
+    await client.create(resources.pods, boundPod('web-again', NODE, { containers: [{ name: 'web', image: PAUSE }] }));
+    await until('default/web-again Ready', async () => condition(await n.pod('web-again'), 'Ready') === 'True');
+    // Its first eviction meets a connection the server closed, as while an API server restarts.
+    let tries = 0;
+    const flaky = new Proxy(client, {
+      get(target, prop) {
+        if (prop === 'request') {
+          return async (method: string, path: string, opts?: unknown) => {
+            if (method === 'POST' && path.endsWith('/pods/web-again/eviction') && tries++ === 0) throw new Error('socket hang up');
+            return target.request(method, path, opts as never);
+          };
+        }
+        const v = Reflect.get(target, prop) as unknown;
+        return typeof v === 'function' ? (v as (...a: unknown[]) => unknown).bind(target) : v;
+      },
+    });
+    const clock = new FakeClock();
+    const { lines, log } = recorder(clock);
+    const drain = drainNode(flaky, NODE, { clock, timeoutMs: 90_000, log });
+    drain.catch(() => {});
+    await pump(clock, drain, 1000);
+    const result = await drain;
+    assert.ok(result.evicted.includes('default/web-again'), JSON.stringify(result));
+    assert.equal(tries, 2, 'refused once, then evicted');
+    assert.ok(lines.some((l) => l.level === 'E' && l.text === 'error when evicting pod "web-again" (will retry after 5s): socket hang up'), lines.map((l) => l.text).join('\n'));
+    assert.equal(await n.pod('web-again'), undefined);
+    await uncordonNode(client, NODE);
+  });
 });
