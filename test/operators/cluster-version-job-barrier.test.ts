@@ -95,7 +95,11 @@ describe('the CVO waits at a payload Job until it completes', { timeout: 120_000
         return pods.length === 1 ? pods : undefined;
       }, 30_000);
       assert.equal(await exists('before'), true, 'the manifest before the Job was applied');
-      const waiting = await checkHealth(client, resources.jobs, migration.object, { mode: 'update' });
+      // The Job controller counts the pod in its status a moment after creating it.
+      const waiting = await until('the Job to count its pod active', async () => {
+        const h = await checkHealth(client, resources.jobs, migration.object, { mode: 'update' });
+        return !h.ok && h.message?.includes('active=1') ? h : undefined;
+      });
       assert.deepEqual(waiting, { ok: false, reason: 'JobNotComplete', message: `job ${NS}/storage-migration has not completed: active=1, succeeded=0, failed=0`, retryable: true });
       assert.equal(await exists('after'), false, 'nothing after the Job while it runs');
       assert.equal(result, undefined, 'the pass is still waiting at the Job');
