@@ -42,6 +42,9 @@ export function isLongRunning(verb: string, resource: string): boolean {
   return verb === 'watch' || verb === 'proxy' || /\/(attach|exec|proxy|log|portforward)$/.test(resource);
 }
 
+/** The longest wait for ended watches' last bytes to leave (see endWatches). */
+const FLUSH_WAIT_MS = 5_000;
+
 /** Kube drains at least this many watches a second, however long the grace period. */
 const MIN_WATCH_DRAIN_PER_SECOND = 200;
 
@@ -49,7 +52,7 @@ export class GracefulShutdown {
   private initiated = false;
   private listening = true;
   private readonly inFlight = new Set<ServerResponse>();
-  private readonly watches = new Set<() => void>();
+  private readonly watches = new Set<() => void | Promise<void>>();
   private readonly cut = new AbortController();
   private onIdle: (() => void) | undefined;
   private running: Promise<void> | undefined;
@@ -80,9 +83,9 @@ export class GracefulShutdown {
    * A watch that has started, with the way to end it cleanly; returns its deregistration. A
    * watch that starts once watches have been ended is ended at once.
    */
-  addWatch(end: () => void): () => void {
+  addWatch(end: () => void | Promise<void>): () => void {
     if (!this.listening) {
-      queueMicrotask(end);
+      queueMicrotask(() => void end());
       return () => {};
     }
     this.watches.add(end);
@@ -117,14 +120,29 @@ export class GracefulShutdown {
     this.log.info('[graceful-termination] InFlightRequestsDrained');
   }
 
+  /**
+   * Ends every watch, then waits (at most FLUSH_WAIT_MS) until each ended stream has been handed
+   * to its socket: the connections are cut right after the drain, and on a busy machine a
+   * stream's last chunk could still be in its buffer, which the client sees as an aborted watch.
+   */
   private async endWatches(): Promise<void> {
     const ends = [...this.watches];
     this.watches.clear();
     const gapMs = ends.length ? Math.min(this.timings.watchGraceMs / ends.length, 1000 / MIN_WATCH_DRAIN_PER_SECOND) : 0;
+    const flushed: Promise<void>[] = [];
     for (const end of ends) {
-      end();
+      const done = end();
+      if (done) flushed.push(done);
       if (this.timings.watchGraceMs > 0) await this.sleep(gapMs);
     }
+    if (!flushed.length || this.cut.signal.aborted) return;
+    let timer: NodeJS.Timeout | undefined;
+    const cut = new Promise<void>((resolve) => {
+      timer = setTimeout(resolve, FLUSH_WAIT_MS);
+      this.cut.signal.addEventListener('abort', () => resolve(), { once: true });
+    });
+    await Promise.race([Promise.all(flushed), cut]);
+    clearTimeout(timer);
   }
 
   private done(res: ServerResponse): void {

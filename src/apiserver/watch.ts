@@ -37,7 +37,7 @@ export interface WatchServerOptions {
   readonly onOpen?: (def: ResourceDefinition) => void;
   readonly onClose?: (def: ResourceDefinition) => void;
   /** Told of each watch with the way to end it cleanly (the server shutting down); returns its deregistration. */
-  readonly drain?: { addWatch(end: () => void): () => void };
+  readonly drain?: { addWatch(end: () => void | Promise<void>): () => void };
 }
 
 type EventType = 'ADDED' | 'MODIFIED' | 'DELETED';
@@ -143,7 +143,11 @@ export async function serveWatch(req: IncomingMessage, res: ServerResponse, stor
   // resumes from there on another replica instead of relisting.
   undrain = opts.drain?.addWatch(() => {
     if (lastRv > 0) bookmark();
+    // Settles once the stream's last bytes are handed to the socket: cut before, the client
+    // would see its stream aborted rather than ended.
+    const flushed = res.writableFinished ? Promise.resolve() : new Promise<void>((resolve) => (res.once('finish', resolve), res.once('close', resolve)));
     finish();
+    return flushed;
   }) ?? undrain;
   const expired = (requested: number, compacted: number): void => {
     const status = errors.expired(`too old resource version: ${requested} (${compacted})`).toStatus();
