@@ -7,18 +7,17 @@
  * never sees the caller's token. A resource rule (OpenShift's `namespaces get`) is checked as one.
  */
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
-import { request } from 'node:https';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { issueCertificate } from '../../src/api/x509.ts';
 import { start } from '../../src/operators/machine-config/oauth-proxy/component.ts';
 import { ApiClient } from '../../src/runtime/client.ts';
 import { ClientConfig } from '../../src/runtime/kubeconfig.ts';
-import { objectPath, resources } from '../../src/runtime/resources.ts';
+import { httpsGet, metricsCallers, writeServingPair } from '../support/metrics-access.ts';
 import { startTestServer, type TestServer } from '../support/server.ts';
+import { tokenKubeconfig } from '../support/service-account.ts';
 import { until } from '../support/until.ts';
 
 const NS = 'proxy-test';
@@ -35,16 +34,7 @@ describe('oauth-proxy against a real API server', { timeout: 120_000 }, () => {
   const running: Promise<void>[] = [];
   const bind = `127.0.${200 + Math.floor(Math.random() * 50)}.${2 + Math.floor(Math.random() * 250)}`;
 
-  const get = (port: number, path: string, token?: string): Promise<{ status: number; body: string }> =>
-    new Promise((resolve, reject) => {
-      const req = request({ host: bind, port, path, ca: caPem, headers: token ? { authorization: `Bearer ${token}` } : {} }, (res) => {
-        let body = '';
-        res.setEncoding('utf8').on('data', (c: string) => (body += c));
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
-      });
-      req.on('error', reject);
-      req.end();
-    });
+  const get = (port: number, path: string, token?: string) => httpsGet(bind, port, path, caPem, token);
 
   async function startProxy(port: number, delegate: string): Promise<void> {
     const stop = new AbortController();
@@ -65,39 +55,10 @@ describe('oauth-proxy against a real API server', { timeout: 120_000 }, () => {
     const config = new ClientConfig();
     config.loadFromFile(ts.server.kubeconfigPath);
     admin = new ApiClient(config);
-    const applied = await ts.kubectl(['apply', '-f', '-'], {
-      input: JSON.stringify({
-        apiVersion: 'v1',
-        kind: 'List',
-        items: [
-          { apiVersion: 'v1', kind: 'Namespace', metadata: { name: NS } },
-          ...['proxy', 'scraper', 'nobody', 'reader'].map((name) => ({ apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name, namespace: NS } })),
-          { apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRoleBinding', metadata: { name: 'proxy-auth-delegator' }, roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'system:auth-delegator' }, subjects: [{ kind: 'ServiceAccount', name: 'proxy', namespace: NS }] },
-          { apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRoleBinding', metadata: { name: 'scraper-monitoring' }, roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'system:monitoring' }, subjects: [{ kind: 'ServiceAccount', name: 'scraper', namespace: NS }] },
-          { apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRole', metadata: { name: 'namespace-reader' }, rules: [{ apiGroups: [''], resources: ['namespaces'], verbs: ['get'] }] },
-          { apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRoleBinding', metadata: { name: 'reader-namespaces' }, roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'namespace-reader' }, subjects: [{ kind: 'ServiceAccount', name: 'reader', namespace: NS }] },
-        ],
-      }),
-    });
-    assert.equal(applied.code, 0, applied.stderr);
-    for (const name of ['proxy', 'scraper', 'nobody', 'reader']) {
-      const tr = await admin.request<{ status: { token: string } }>('POST', objectPath(resources.serviceAccounts, NS, name, 'token'), { body: { apiVersion: 'authentication.k8s.io/v1', kind: 'TokenRequest', spec: {} } });
-      tokens[name] = tr.status.token;
-    }
-    writeFileSync(join(dir, 'kubeconfig'), JSON.stringify({
-      apiVersion: 'v1',
-      kind: 'Config',
-      clusters: [{ name: 'c', cluster: { server: ts.server.url, 'certificate-authority-data': Buffer.from(ts.server.caCertPem).toString('base64') } }],
-      users: [{ name: 'u', user: { token: tokens.proxy } }],
-      contexts: [{ name: 'c', context: { cluster: 'c', user: 'u' } }],
-      'current-context': 'c',
-    }));
-    const now = Date.now();
-    const ca = await issueCertificate({ subject: 'CN=test-ca', ca: {}, notBefore: new Date(now - 60_000), notAfter: new Date(now + 3600_000) });
-    const leaf = await issueCertificate({ subject: 'CN=oauth-proxy', issuer: ca, extendedKeyUsages: ['serverAuth'], ipAddresses: [bind], notBefore: new Date(now - 60_000), notAfter: new Date(now + 3600_000) });
-    caPem = ca.certPem;
-    writeFileSync(join(dir, 'tls.crt'), leaf.certPem);
-    writeFileSync(join(dir, 'tls.key'), leaf.keyPem);
+    // The proxy runs as `reviewer`, bound to system:auth-delegator.
+    Object.assign(tokens, await metricsCallers(ts, admin, NS, ['reviewer', 'scraper', 'nobody', 'reader'] as const));
+    tokenKubeconfig(ts, tokens.reviewer!, join(dir, 'kubeconfig'));
+    caPem = await writeServingPair(dir, 'oauth-proxy', bind);
     upstream = createServer((req, res) => {
       seenAuthorization.push(req.headers.authorization);
       res.writeHead(200, { 'content-type': 'text/plain' }).end(`mcd_up 1\npath ${req.url}\n`);

@@ -9,23 +9,21 @@
  * 500, and no caller's token reaches the log.
  */
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { request } from 'node:https';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { after, before, describe, it } from 'node:test';
 import { Gauge, Registry } from 'prom-client';
-import { issueCertificate } from '../../src/api/x509.ts';
 import { ApiClient } from '../../src/runtime/client.ts';
 import { FakeClock } from '../../src/runtime/clock.ts';
 import { createDelegatedAuth, type DelegatedAuthOptions } from '../../src/runtime/delegated-auth.ts';
 import { loadKubeConfig } from '../../src/runtime/kubeconfig.ts';
 import { createLogger } from '../../src/runtime/logger.ts';
 import { serveMetrics } from '../../src/runtime/metrics-server.ts';
-import { resources } from '../../src/runtime/resources.ts';
 import { startTestServer, type TestServer } from '../support/server.ts';
-import { serviceAccountToken, tokenKubeconfig } from '../support/service-account.ts';
+import { httpsGet, metricsCallers, writeServingPair } from '../support/metrics-access.ts';
+import { tokenKubeconfig } from '../support/service-account.ts';
 
 const NS = 'guarded-metrics';
 const ACCOUNTS = ['reviewer', 'scraper', 'nobody', 'reader', 'latecomer'] as const;
@@ -43,17 +41,10 @@ describe('metrics guarded by delegated authentication and authorization, against
   const registry = new Registry();
   new Gauge({ name: 'mcd_state', help: 'test', labelNames: ['state'], registers: [registry] }).set({ state: 'Done' }, 1);
 
-  const get = (address: string, path: string, token?: string): Promise<{ status: number; body: string }> =>
-    new Promise((resolve, reject) => {
-      const [host, port] = address.split(':');
-      const req = request({ host, port: Number(port), path, ca: caPem, agent: false, headers: token ? { authorization: `Bearer ${token}` } : {} }, (res) => {
-        let body = '';
-        res.setEncoding('utf8').on('data', (c: string) => (body += c));
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
-      });
-      req.on('error', reject);
-      req.end();
-    });
+  const get = (address: string, path: string, token?: string): Promise<{ status: number; body: string }> => {
+    const [host, port] = address.split(':');
+    return httpsGet(host!, Number(port), path, caPem, token);
+  };
 
   /** A client of the test server as one of the ServiceAccounts. */
   function clientAs(account: (typeof ACCOUNTS)[number]): ApiClient {
@@ -85,31 +76,8 @@ describe('metrics guarded by delegated authentication and authorization, against
     dir = mkdtempSync(join(tmpdir(), 'shipyard-guarded-metrics-'));
     const admin = new ApiClient(loadKubeConfig({ kubeconfig: ts.server.kubeconfigPath, env: {} }));
     clients.push(admin);
-    const binding = (name: string, role: string, account: string) => ({ apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRoleBinding', metadata: { name }, roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: role }, subjects: [{ kind: 'ServiceAccount', name: account, namespace: NS }] });
-    const applied = await ts.kubectl(['apply', '-f', '-'], {
-      input: JSON.stringify({
-        apiVersion: 'v1',
-        kind: 'List',
-        items: [
-          { apiVersion: 'v1', kind: 'Namespace', metadata: { name: NS } },
-          ...ACCOUNTS.map((name) => ({ apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name, namespace: NS } })),
-          binding('guarded-reviewer-auth-delegator', 'system:auth-delegator', 'reviewer'),
-          binding('guarded-scraper-monitoring', 'system:monitoring', 'scraper'),
-          { apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRole', metadata: { name: 'guarded-namespace-reader' }, rules: [{ apiGroups: [''], resources: ['namespaces'], verbs: ['get'] }] },
-          binding('guarded-reader-namespaces', 'guarded-namespace-reader', 'reader'),
-        ],
-      }),
-    });
-    assert.equal(applied.code, 0, applied.stderr);
-    for (const name of ACCOUNTS) {
-      tokens[name] = await serviceAccountToken(admin, NS, name);
-    }
-    const now = Date.now();
-    const ca = await issueCertificate({ subject: 'CN=test-ca', ca: {}, notBefore: new Date(now - 60_000), notAfter: new Date(now + 3600_000) });
-    const leaf = await issueCertificate({ subject: 'CN=machine-config-daemon', issuer: ca, extendedKeyUsages: ['serverAuth'], ipAddresses: [bind], notBefore: new Date(now - 60_000), notAfter: new Date(now + 3600_000) });
-    caPem = ca.certPem;
-    writeFileSync(join(dir, 'tls.crt'), leaf.certPem);
-    writeFileSync(join(dir, 'tls.key'), leaf.keyPem);
+    Object.assign(tokens, await metricsCallers(ts, admin, NS, ACCOUNTS));
+    caPem = await writeServingPair(dir, 'machine-config-daemon', bind);
   });
 
   after(async () => {
