@@ -3,7 +3,7 @@
  * open watches, and the store revision. One registry per server, so several servers in one
  * process (tests) do not collide.
  */
-import { Counter, Gauge, Histogram, Registry } from 'prom-client';
+import { Counter, Gauge, Histogram, Registry } from '../api/prometheus.ts';
 
 export class ApiServerMetrics {
   readonly registry = new Registry();

@@ -4,7 +4,7 @@ import { request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
-import { Registry } from 'prom-client';
+import { Registry } from '../api/prometheus.ts';
 import { createComponentMetrics } from './metrics.ts';
 import { parseMetricsAddress, serveMetrics } from './metrics-server.ts';
 import { socketPath } from './unix-socket.ts';

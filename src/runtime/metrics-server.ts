@@ -16,7 +16,7 @@ import { rmSync } from 'node:fs';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { createServer as createHttpsServer, type Server as HttpsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
-import type { Registry } from 'prom-client';
+import type { Registry } from '../api/prometheus.ts';
 import type { Cancel } from './clock.ts';
 import type { DelegatedAuth } from './delegated-auth.ts';
 import type { Logger } from './logger.ts';

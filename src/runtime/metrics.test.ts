@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { Registry } from 'prom-client';
+import { Registry } from '../api/prometheus.ts';
 import { TerminalError } from './reconcile-loop.ts';
 import { createComponentMetrics, sanitizeComponent } from './metrics.ts';
 

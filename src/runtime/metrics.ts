@@ -8,7 +8,7 @@
  * `controller` label; prom-client refuses a second registration of a name, so asking twice for
  * the same component on the same registry returns the metrics already there.
  */
-import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from '../api/prometheus.ts';
 import type { ReconcileOutcome, ReconcileReport } from './reconcile-loop.ts';
 
 export interface ControllerMetrics {

@@ -8,7 +8,7 @@
 import { join } from 'node:path';
 import type { KubernetesObject } from '@kubernetes/client-node';
 import pino from 'pino';
-import { Registry } from 'prom-client';
+import { Registry } from '../../src/api/prometheus.ts';
 import { machineAPICRDs, machineAPINamespace } from '../../src/api/machine/index.ts';
 import { ObjectCache, type IndexFunc } from '../../src/runtime/cache.ts';
 import { ApiClient, isAlreadyExists } from '../../src/runtime/client.ts';

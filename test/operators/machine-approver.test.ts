@@ -17,7 +17,7 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { KubernetesObject } from '@kubernetes/client-node';
 import pino from 'pino';
-import { Registry } from 'prom-client';
+import { Registry } from '../../src/api/prometheus.ts';
 import { stringify } from 'yaml';
 import { configCRDs } from '../../src/api/config/index.ts';
 import { Machine, machineAPICRDs } from '../../src/api/machine/index.ts';

@@ -20,7 +20,7 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { CoreV1Event, V1Lease, V1Node } from '@kubernetes/client-node';
 import pino from 'pino';
-import { Registry } from 'prom-client';
+import { Registry } from '../../src/api/prometheus.ts';
 import { parse as parseYaml } from 'yaml';
 import { decodeDataUrl, type IgnitionConfig } from '../../src/api/ignition/index.ts';
 import {

@@ -14,7 +14,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { after, before, describe, it } from 'node:test';
-import { Gauge, Registry } from 'prom-client';
+import { Gauge, Registry } from '../../src/api/prometheus.ts';
 import { ApiClient } from '../../src/runtime/client.ts';
 import { FakeClock } from '../../src/runtime/clock.ts';
 import { createDelegatedAuth, type DelegatedAuthOptions } from '../../src/runtime/delegated-auth.ts';

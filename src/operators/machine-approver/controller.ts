@@ -13,7 +13,7 @@
  *   process runs, at the release's version.
  */
 import type { KubernetesObject, V1CertificateSigningRequest, V1Node } from '@kubernetes/client-node';
-import { Gauge, type Registry } from 'prom-client';
+import { Gauge, type Registry } from '../../api/prometheus.ts';
 import { requestPem } from '../../api/certificates.ts';
 import { Machine } from '../../api/machine/index.ts';
 import { formatTimestamp } from '../../api/time.ts';

@@ -13,7 +13,7 @@
  *
  * Before the cache exists (not leading yet) the series are absent rather than zero.
  */
-import { Gauge, type Registry } from 'prom-client';
+import { Gauge, type Registry } from '../../../api/prometheus.ts';
 import type { KubeAPIServer, NodeStatus } from '../../../api/operator/index.ts';
 import { sanitizeComponent } from '../../../runtime/metrics.ts';
 import type { DeepReadonly } from '../../../runtime/readonly.ts';

@@ -7,7 +7,7 @@
  * `mcd_reboots_requested_total`. The reconcile and work-queue metrics of every component come
  * with them (runtime/metrics.ts).
  */
-import { Counter, Gauge, Registry } from 'prom-client';
+import { Counter, Gauge, Registry } from '../../../api/prometheus.ts';
 import { createComponentMetrics, type ComponentMetrics } from '../../../runtime/metrics.ts';
 
 export interface DaemonMetrics {
