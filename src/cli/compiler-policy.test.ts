@@ -2,6 +2,8 @@ import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import { describe, it } from 'node:test';
 import { promisify } from 'node:util';
+import { componentNodeArgs } from './compiler-policy.ts';
+import { builtinImageOptions } from './components.ts';
 
 const run = promisify(execFile);
 
@@ -32,5 +34,20 @@ describe('the optimizing compiler policy', () => {
   it('SHIPYARD_V8_OPTIMIZE=all or none overrides the component\'s own', async () => {
     assert.equal(await optimizesAfter(false, { SHIPYARD_V8_OPTIMIZE: 'all' }), true);
     assert.equal(await optimizesAfter(true, { SHIPYARD_V8_OPTIMIZE: 'none' }), false);
+  });
+
+  it('a controller\'s built-in image runs it jitless; the API server\'s with both compilers', () => {
+    assert.deepEqual(componentNodeArgs(false, {}), ['--jitless']);
+    assert.deepEqual(componentNodeArgs(true, {}), []);
+    assert.deepEqual(componentNodeArgs(false, { SHIPYARD_V8_OPTIMIZE: 'all' }), []);
+    assert.deepEqual(componentNodeArgs(true, { SHIPYARD_V8_OPTIMIZE: 'none' }), ['--jitless']);
+    const saved = process.env.SHIPYARD_V8_OPTIMIZE;
+    delete process.env.SHIPYARD_V8_OPTIMIZE;
+    try {
+      assert.deepEqual(builtinImageOptions('machine-config-daemon').nodeArgs, ['--jitless']);
+      assert.deepEqual(builtinImageOptions('kube-apiserver').nodeArgs, []);
+    } finally {
+      if (saved !== undefined) process.env.SHIPYARD_V8_OPTIMIZE = saved;
+    }
   });
 });

@@ -5,12 +5,13 @@
  */
 import { fileURLToPath } from 'node:url';
 import type { ComponentStart } from '../runtime/component.ts';
+import { componentNodeArgs } from './compiler-policy.ts';
 
 export const SHIPYARD_VERSION = '0.1.0';
 
 interface ComponentEntry {
   readonly load: () => Promise<ComponentStart>;
-  /** Runs V8's optimizing compiler (compiler-policy.ts); the controllers do not. */
+  /** Runs V8's compilers (compiler-policy.ts); the controllers do not. */
   readonly optimize?: true;
 }
 
@@ -62,4 +63,9 @@ export async function loadComponent(name: string): Promise<ComponentStart> {
 /** Whether the component runs V8's optimizing compiler. */
 export function optimizes(name: string): boolean {
   return entryOf(name).optimize === true;
+}
+
+/** How the component's built-in image is registered in a node's image store: its launcher, and the node flags it runs with. */
+export function builtinImageOptions(name: string): { entrypoint: string; nodeArgs: string[]; builtin: true } {
+  return { entrypoint: launcherPath(name), nodeArgs: componentNodeArgs(optimizes(name)), builtin: true };
 }

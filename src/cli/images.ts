@@ -6,13 +6,13 @@
 import { existsSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { openImageStore, type ImageStore } from '../node/images.ts';
-import { builtinImage, componentNames, launcherPath } from './components.ts';
+import { builtinImage, builtinImageOptions, componentNames } from './components.ts';
 
 /** The data directory's image store, the built-in images registered. */
 export function storeFor(dataDir: string): ImageStore {
   const store = openImageStore(join(dataDir, 'images'));
   // The built-in images exist from the first command on, not only after `shipyard up` ran once.
-  for (const name of componentNames()) store.import(builtinImage(name), { entrypoint: launcherPath(name), builtin: true });
+  for (const name of componentNames()) store.import(builtinImage(name), builtinImageOptions(name));
   return store;
 }
 

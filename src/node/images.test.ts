@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
@@ -25,6 +25,17 @@ describe('local image store', () => {
     assert.equal(b.resolve(`example.com/app@${rec.digest}`)?.ref, 'example.com/app:latest');
     assert.equal(b.resolve('example.com/other'), undefined);
     assert.equal(b.list().length, 1);
+  });
+  it('keeps the node flags an image runs with, and a change of them is a new record', () => {
+    const s = openImageStore(join(dir, 'images'));
+    s.import('example.com/flags:1', { entrypoint: program, nodeArgs: ['--jitless'] });
+    assert.deepEqual(s.resolve('example.com/flags:1')?.nodeArgs, ['--jitless']);
+    // The index is replaced by a rename when written: the same inode means it was not.
+    const inode = statSync(join(dir, 'images', 'index.json')).ino;
+    s.import('example.com/flags:1', { entrypoint: program, nodeArgs: ['--jitless'] });
+    assert.equal(statSync(join(dir, 'images', 'index.json')).ino, inode, 'an unchanged image is not rewritten');
+    s.import('example.com/flags:1', { entrypoint: program });
+    assert.equal(s.resolve('example.com/flags:1')?.nodeArgs, undefined);
   });
   it('refuses an entrypoint that is not a file, naming it', () => {
     const s = openImageStore(join(dir, 'images'));

@@ -12,6 +12,12 @@ export interface ImageRecord {
   readonly entrypoint: string;
   readonly args: readonly string[];
   /**
+   * Flags node runs a JavaScript entrypoint with, as an image's `ENTRYPOINT ["node", "--flag",
+   * "app.js"]` would: the built-in images of controllers run without V8's compilers
+   * (cli/compiler-policy.ts). Absent for other entrypoints.
+   */
+  readonly nodeArgs?: readonly string[];
+  /**
    * Files the image carries besides its program: container path → host directory. A release
    * image carries its payload at `/release-manifests`, as OpenShift's does.
    */
@@ -24,7 +30,7 @@ export interface ImageRecord {
 export interface ImageStore {
   list(): ImageRecord[];
   resolve(ref: string): ImageRecord | undefined;
-  import(ref: string, opts: { entrypoint: string; args?: readonly string[]; builtin?: boolean; content?: Readonly<Record<string, string>> }): ImageRecord;
+  import(ref: string, opts: { entrypoint: string; args?: readonly string[]; nodeArgs?: readonly string[]; builtin?: boolean; content?: Readonly<Record<string, string>> }): ImageRecord;
   remove(ref: string): boolean;
 }
 
@@ -101,6 +107,7 @@ export function openImageStore(dir: string): ImageStore {
         ref: normalized,
         entrypoint: opts.entrypoint,
         args: [...(opts.args ?? [])],
+        ...(opts.nodeArgs?.length ? { nodeArgs: [...opts.nodeArgs] } : {}),
         ...(opts.content && Object.keys(opts.content).length ? { content: { ...opts.content } } : {}),
         importedAt: new Date().toISOString(),
         digest: digestOf(opts.entrypoint, opts.content),
@@ -109,7 +116,9 @@ export function openImageStore(dir: string): ImageStore {
       const images = read().filter((i) => i.ref !== normalized);
       const existing = read().find((i) => i.ref === normalized);
       // Re-registering an unchanged built-in image on every start must not rewrite the file.
-      if (existing && existing.digest === record.digest && existing.entrypoint === record.entrypoint && existing.builtin === record.builtin && JSON.stringify(existing.args) === JSON.stringify(record.args)) return existing;
+      const same = (a: ImageRecord): boolean =>
+        a.digest === record.digest && a.entrypoint === record.entrypoint && a.builtin === record.builtin && JSON.stringify(a.args) === JSON.stringify(record.args) && JSON.stringify(a.nodeArgs ?? []) === JSON.stringify(record.nodeArgs ?? []);
+      if (existing && same(existing)) return existing;
       write([...images, record]);
       return record;
     },

@@ -30,12 +30,12 @@ import { ApiClient } from '../../runtime/client.ts';
 import { ClientConfig } from '../../runtime/kubeconfig.ts';
 import { InformerFactory } from '../../runtime/informer-factory.ts';
 import { createEventRecorder } from '../../runtime/events.ts';
-import { openImageStore, type ImageStore } from '../../node/images.ts';
+import type { ImageStore } from '../../node/images.ts';
 import { createProcessRuntime } from '../../node/runtimes/process.ts';
 import { createSimulatedRuntime } from '../../node/runtimes/simulated.ts';
 import { createNodeHost, type NodeHost } from '../../node/node-host.ts';
 import { startServiceProxy } from '../../node/service-proxy/index.ts';
-import { builtinImage, componentNames, launcherPath } from '../components.ts';
+import { storeFor } from '../images.ts';
 import { controlPlaneFiles } from './bootstrap-ignition.ts';
 import { bootstrapManifests, renderBootstrap, type BootstrapApiServer } from './bootstrap-render.ts';
 import { nodeIgnition, renderMachineConfigBootstrap, type MachineConfigBootstrap } from './machine-config.ts';
@@ -112,8 +112,7 @@ export async function startDatacenter(o: DatacenterOptions): Promise<Datacenter>
   // Every node boots from its pool's rendered config, as the machine-config controller renders it.
   const machineConfig = renderMachineConfigBootstrap({ payload: o.release, rootCAPem: pki.caCertPem, serviceCIDR: block.serviceCIDR });
 
-  const images: ImageStore = openImageStore(join(dataDir, 'images'));
-  for (const name of componentNames()) images.import(builtinImage(name), { entrypoint: launcherPath(name), builtin: true });
+  const images: ImageStore = storeFor(dataDir);
 
   const stopController = new AbortController();
   const client = new ApiClient(kubeConfig, { userAgent: 'shipyard-datacenter', maxSockets: 64 });

@@ -31,7 +31,7 @@ import { resources, type ResourceRef } from '../../runtime/resources.ts';
 import { buildPayload } from '../../release/build.ts';
 import type { LoadedPayload } from '../../release/payload.ts';
 import { renderManifestObject } from '../../operators/cluster-version/payload.ts';
-import { builtinImage, componentNames, launcherPath, SHIPYARD_VERSION } from '../components.ts';
+import { builtinImage, builtinImageOptions, componentNames, SHIPYARD_VERSION } from '../components.ts';
 import { createMachineConfigObjects, type MachineConfigBootstrap } from './machine-config.ts';
 import { createMachineApiObjects, type MachineApiInstall } from './machine-api.ts';
 
@@ -91,7 +91,7 @@ export function buildRelease(o: ReleaseBuildOptions & { version: string; previou
   } finally {
     rmSync(source, { recursive: true, force: true });
   }
-  o.images.import(ref, { entrypoint: launcherPath('cluster-version-operator'), builtin: true, content: { '/release-manifests': out } });
+  o.images.import(ref, { ...builtinImageOptions('cluster-version-operator'), content: { '/release-manifests': out } });
   return ref;
 }
 

@@ -23,11 +23,11 @@ export interface PidRegistry {
   remove(pgid: number): void;
 }
 
-function programFor(entrypoint: string): { file: string; prefix: string[] } {
+function programFor(entrypoint: string, nodeArgs: readonly string[] = []): { file: string; prefix: string[] } {
   const ext = extname(entrypoint);
-  if (ext === '.js' || ext === '.mjs' || ext === '.cjs') return { file: process.execPath, prefix: [entrypoint] };
+  if (ext === '.js' || ext === '.mjs' || ext === '.cjs') return { file: process.execPath, prefix: [...nodeArgs, entrypoint] };
   // An imported image's own TypeScript program (the built-in images' launchers are .js and run compiled code).
-  if (ext === '.ts' || ext === '.mts') return { file: process.execPath, prefix: ['--import', import.meta.resolve('tsx'), entrypoint] };
+  if (ext === '.ts' || ext === '.mts') return { file: process.execPath, prefix: [...nodeArgs, '--import', import.meta.resolve('tsx'), entrypoint] };
   return { file: entrypoint, prefix: [] };
 }
 
@@ -60,7 +60,7 @@ export function createProcessRuntime(opts: ProcessRuntimeOptions): ContainerRunt
     async start(spec: ContainerSpec): Promise<RunningContainer> {
       const image = opts.images.resolve(spec.image);
       if (!image) throw new Error(`image "${spec.image}" is not in the local image store`);
-      const { file, prefix } = programFor(image.entrypoint);
+      const { file, prefix } = programFor(image.entrypoint, image.nodeArgs);
       const argv = spec.command.length || spec.args.length ? [...spec.command, ...spec.args] : [...image.args];
       linkImageContent(image, spec.rootfs);
       const cwd = spec.workingDir ? join(spec.rootfs, spec.workingDir) : spec.rootfs;

@@ -76,6 +76,19 @@ process.on('SIGTERM', () => { console.log('bye'); process.exit(0); });`);
     await assert.rejects(rt.start(spec({ image: 'example.test/none:1' })), /not in the local image store/);
   });
 
+  it('process: node runs a JavaScript entrypoint with the image\'s node flags', async () => {
+    const program = join(dir, 'flags.mjs');
+    writeFileSync(program, 'console.log(JSON.stringify({ execArgv: process.execArgv, wasm: typeof WebAssembly }));\n');
+    const images = openImageStore(join(dir, 'images'));
+    images.import('example.test/flags:1', { entrypoint: program, nodeArgs: ['--jitless'] });
+    const s = spec({ image: 'example.test/flags:1' });
+    const exit = await (await createProcessRuntime({ images }).start(s)).exited;
+    assert.equal(exit.exitCode, 0);
+    const line = await eventually('the program\'s line in the log', () => /stdout F (\{.*\})\n/.exec(readFileSync(s.logPath, 'utf8'))?.[1]);
+    // V8 took the flag: jitless has no WebAssembly.
+    assert.deepEqual(JSON.parse(line), { execArgv: ['--jitless'], wasm: 'undefined' });
+  });
+
   it('inline: runs a component in-process until stopped; a throw is exit 1', async () => {
     const seen: string[] = [];
     const rt = createInlineRuntime({
