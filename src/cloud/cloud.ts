@@ -52,6 +52,7 @@ import { IpAllocator } from './ip-allocator.ts';
 import { validateRunInput } from './run-input.ts';
 import { loadState, saveState, type CloudState, type Instance, type InstanceState, type StateReason } from './state.ts';
 import type { InstanceFilter, RunInstanceInput } from '../cloudclient/types.ts';
+import { compareStrings } from '../api/compare.ts';
 
 export type { InstanceFilter, RunInstanceInput } from '../cloudclient/types.ts';
 
@@ -433,7 +434,7 @@ class CloudEngine implements Cloud {
   private leastUsedZone(): string {
     const counts = new Map<string, number>(zones.map((z) => [z, 0]));
     for (const i of this.state.instances) if (i.state !== 'terminated') counts.set(i.zone, (counts.get(i.zone) ?? 0) + 1);
-    return [...counts.entries()].sort((a, b) => a[1] - b[1] || a[0].localeCompare(b[0]))[0]![0];
+    return [...counts.entries()].sort((a, b) => a[1] - b[1] || compareStrings(a[0], b[0]))[0]![0];
   }
 }
 

@@ -6,6 +6,7 @@
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
 import { isAbsolute, join } from 'node:path';
+import { compareStrings } from '../api/compare.ts';
 
 export interface ImageRecord {
   readonly ref: string;
@@ -85,7 +86,7 @@ export function openImageStore(dir: string): ImageStore {
   };
 
   return {
-    list: () => [...read()].sort((a, b) => a.ref.localeCompare(b.ref)),
+    list: () => [...read()].sort((a, b) => compareStrings(a.ref, b.ref)),
     resolve(ref) {
       let wanted: string;
       try {

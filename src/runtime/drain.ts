@@ -24,6 +24,7 @@ import { matchLabelSelector, type LabelSelector } from '../api/label-selector.ts
 import { ApiError, isNotFound, isTooManyRequests, type ApiClient } from './client.ts';
 import { realClock, sleep, type Clock } from './clock.ts';
 import { objectPath, resources } from './resources.ts';
+import { compareStrings } from '../api/compare.ts';
 
 /** Where a drain's progress goes: kubectl's Out (info) and ErrOut (error). A pino logger fits. */
 export interface DrainLog {
@@ -133,7 +134,7 @@ export function planDrain(pods: readonly V1Pod[], daemonSets: ReadonlySet<string
   const warn = (w: DrainWarning, p: V1Pod): void => {
     warnings.set(w, [...(warnings.get(w) ?? []), podKey(p)]);
   };
-  for (const p of [...pods].sort((a, b) => podKey(a).localeCompare(podKey(b)))) {
+  for (const p of [...pods].sort((a, b) => compareStrings(podKey(a), podKey(b)))) {
     if (p.metadata?.annotations?.[MIRROR_ANNOTATION] !== undefined) continue;
     const ds = daemonSetOf(p);
     if (ds && daemonSets.has(ds)) {

@@ -8,6 +8,7 @@ import type { ResourceRegistry } from '../registry/registry.ts';
 import type { ResourceDefinition } from '../registry/resource.ts';
 import { storageVersionHashOf } from './storage-version-hash.ts';
 import { compareKubeVersions } from './versions.ts';
+import { compareStrings } from '../../api/compare.ts';
 
 export const aggregatedContentType = 'application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList';
 export const aggregatedContentTypeBeta = 'application/json;g=apidiscovery.k8s.io;v=v2beta1;as=APIGroupDiscoveryList';
@@ -71,7 +72,7 @@ export class Discovery {
       set.add(d.version);
       versions.set(d.group, set);
     }
-    for (const list of this.byGv.values()) list.sort((a, b) => a.resource.localeCompare(b.resource));
+    for (const list of this.byGv.values()) list.sort((a, b) => compareStrings(a.resource, b.resource));
     const order = ['', 'apps', 'events.k8s.io', 'autoscaling', 'batch', 'policy', 'coordination.k8s.io', 'apiextensions.k8s.io'];
     this.groups = [...versions.entries()]
       .map(([name, vs]) => ({ name, versions: [...vs].sort(compareKubeVersions) }))
@@ -79,7 +80,7 @@ export class Discovery {
         const ia = order.indexOf(a.name);
         const ib = order.indexOf(b.name);
         if (ia >= 0 || ib >= 0) return (ia < 0 ? 1000 : ia) - (ib < 0 ? 1000 : ib);
-        return a.name.localeCompare(b.name);
+        return compareStrings(a.name, b.name);
       });
   }
 

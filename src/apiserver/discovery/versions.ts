@@ -1,3 +1,5 @@
+import { compareStrings } from '../../api/compare.ts';
+
 /** Kubernetes version ordering: GA before beta before alpha, higher numbers first, other strings last. */
 const pattern = /^v(\d+)(?:(alpha|beta)(\d+))?$/;
 
@@ -11,7 +13,7 @@ function rank(v: string): [number, number, number] {
 export function compareKubeVersions(a: string, b: string): number {
   const ra = rank(a);
   const rb = rank(b);
-  if (ra[0] === 0 && rb[0] === 0) return a.localeCompare(b);
+  if (ra[0] === 0 && rb[0] === 0) return compareStrings(a, b);
   for (let i = 0; i < 3; i++) if (ra[i] !== rb[i]) return rb[i]! - ra[i]!;
   return 0;
 }

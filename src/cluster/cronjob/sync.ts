@@ -20,6 +20,7 @@ import { resources } from '../../runtime/resources.ts';
 import { errorMessage } from '../workload-common/errors.ts';
 import { CONTROLLER_UID_INDEX, controllerRef, isControlledBy, subjectOf } from '../workload-common/owners.ts';
 import { mostRecentScheduleTime, nextScheduleDelay, TOO_MANY_MISSED, type CronJob } from './schedule.ts';
+import { compareStrings } from '../../api/compare.ts';
 
 type Job = DeepReadonly<V1Job>;
 
@@ -85,7 +86,7 @@ function byStartTime(a: Job, b: Job): number {
   if (ta === undefined && tb !== undefined) return 1;
   if (ta !== undefined && tb === undefined) return -1;
   if (ta !== undefined && tb !== undefined && ta !== tb) return ta - tb;
-  return (a.metadata?.name ?? '').localeCompare(b.metadata?.name ?? '');
+  return compareStrings(a.metadata?.name ?? '', b.metadata?.name ?? '');
 }
 
 export function makeCronJobReconcile(deps: CronJobSyncDeps): (key: string) => Promise<ReconcileResult> {

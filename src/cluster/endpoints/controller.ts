@@ -12,6 +12,7 @@ import type { ControllerContext } from '../../runtime/context.ts';
 import { Controller, splitKey } from '../../runtime/controller.ts';
 import type { DeepReadonly } from '../../runtime/readonly.ts';
 import { resources } from '../../runtime/resources.ts';
+import { compareStrings } from '../../api/compare.ts';
 
 function matches(selector: Readonly<Record<string, string>>, labels: Readonly<Record<string, string>> | undefined): boolean {
   return Object.entries(selector).every(([k, v]) => labels?.[k] === v);
@@ -49,8 +50,8 @@ export function desiredSubsets(svc: DeepReadonly<V1Service>, pods: readonly Deep
   }
   return [...bySignature.values()]
     .map((e) => ({
-      ...(e.ready.length ? { addresses: e.ready.sort((a, b) => a.ip.localeCompare(b.ip)) } : {}),
-      ...(e.notReady.length ? { notReadyAddresses: e.notReady.sort((a, b) => a.ip.localeCompare(b.ip)) } : {}),
+      ...(e.ready.length ? { addresses: e.ready.sort((a, b) => compareStrings(a.ip, b.ip)) } : {}),
+      ...(e.notReady.length ? { notReadyAddresses: e.notReady.sort((a, b) => compareStrings(a.ip, b.ip)) } : {}),
       ports: e.ports,
     }))
     .filter((s) => s.addresses || s.notReadyAddresses);

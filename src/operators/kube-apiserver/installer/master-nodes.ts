@@ -7,6 +7,7 @@ import type { V1Node } from '@kubernetes/client-node';
 import { kubeAPIServerConditionTypes } from '../../../api/operator/index.ts';
 import { formatTimestamp } from '../../../api/time.ts';
 import type { DeepReadonly } from '../../../runtime/readonly.ts';
+import { compareStrings } from '../../../api/compare.ts';
 
 export interface MasterNodesCondition {
   readonly type: string;
@@ -17,7 +18,7 @@ export interface MasterNodesCondition {
 
 export function masterNodesCondition(nodes: readonly DeepReadonly<V1Node>[]): MasterNodesCondition {
   const notReady: string[] = [];
-  for (const node of [...nodes].sort((a, b) => (a.metadata?.name ?? '').localeCompare(b.metadata?.name ?? ''))) {
+  for (const node of [...nodes].sort((a, b) => compareStrings(a.metadata?.name ?? '', b.metadata?.name ?? ''))) {
     const ready = node.status?.conditions?.find((c) => c.type === 'Ready');
     if (ready?.status === 'True') continue;
     const since = ready?.lastTransitionTime ? formatTimestamp(new Date(ready.lastTransitionTime as unknown as string)) : 'unknown';

@@ -12,6 +12,7 @@ import { compileLabelSelector, isEmptySelector, type LabelMatcher } from '../../
 import { Machine, MachineSet } from '../../../api/machine/index.ts';
 import { controllerOf } from '../../../runtime/controller.ts';
 import type { DeepReadonly } from '../../../runtime/readonly.ts';
+import { compareStrings } from '../../../api/compare.ts';
 
 export type MachineView = DeepReadonly<Machine>;
 export type MachineSetView = DeepReadonly<MachineSet>;
@@ -56,11 +57,9 @@ export function countMachines(ms: MachineSetView, matches: LabelMatcher, candida
     counted.push(m);
     if (!ref) adopt.push(m);
   }
-  counted.sort((a, b) => compareNames(a.metadata?.name ?? '', b.metadata?.name ?? ''));
+  counted.sort((a, b) => compareStrings(a.metadata?.name ?? '', b.metadata?.name ?? ''));
   return { counted, adopt };
 }
-
-const compareNames = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
 
 /** The reference a MachineSet puts on the Machines it creates or adopts. */
 export function controllerRefTo(ms: MachineSetView): V1OwnerReference {

@@ -14,6 +14,7 @@ import { scaledValue } from '../../../api/int-or-percent.ts';
 import type { MachineConfigPool } from '../../../api/machineconfiguration/index.ts';
 import type { DeepReadonly } from '../../../runtime/readonly.ts';
 import { desiredConfig, hasUpdateTaint, isNodeFailing, isNodeReady, isNodeUnavailable, type Node } from './node-state.ts';
+import { compareStrings } from '../../../api/compare.ts';
 
 export const zoneLabel = 'topology.kubernetes.io/zone';
 
@@ -72,7 +73,7 @@ export function sortForUpdate(nodes: readonly Node[]): Node[] {
     if (za !== undefined && zb === undefined) return -1;
     if (za === undefined && zb !== undefined) return 1;
     if (za !== undefined && zb !== undefined && za !== zb) return za < zb ? -1 : 1;
-    return created(a) - created(b) || (a.metadata?.name ?? '').localeCompare(b.metadata?.name ?? '');
+    return created(a) - created(b) || compareStrings(a.metadata?.name ?? '', b.metadata?.name ?? '');
   });
 }
 

@@ -51,6 +51,7 @@ import {
   type Catalogue,
   type ShipyardProviderSpec,
 } from './provider-spec.ts';
+import { compareStrings } from '../../../../api/compare.ts';
 
 export const machineTag = 'machine.openshift.io/machine';
 
@@ -219,7 +220,7 @@ export class ShipyardProvider implements MachineProvider {
       const instance = await cloud.getInstance(id);
       return instance && instance.state !== 'terminated' ? instance : undefined;
     }
-    return (await this.byTag(cloud, machine)).sort((a, b) => b.createdAt.localeCompare(a.createdAt))[0];
+    return (await this.byTag(cloud, machine)).sort((a, b) => compareStrings(b.createdAt, a.createdAt))[0];
   }
 
   /** Every live instance of the Machine, by providerID and by tag. */
