@@ -8,8 +8,9 @@
  *   executable memory at all, so no baseline or optimized code, interpreted regular
  *   expressions, and neither the code range nor the builtins V8 remaps near it are touched.
  *   Measured on the default cluster (`npm run bench -- footprint`, 36 processes): 2,103 MiB of
- *   total RSS with only the optimizing compiler off, 1,931 MiB jitless; the CVO went from 77 to
- *   55 MiB, a daemon from 57 to 50 MiB. Boot time and idle CPU did not change measurably.
+ *   total RSS with only the optimizing compiler off, 1,917–1,957 MiB jitless; the CVO went from 77 to
+ *   55–71 MiB, a daemon from 57 to 50 MiB. Boot time, idle CPU and the test suite's time did
+ *   not change measurably.
  *   V8 reads the flag once, as it starts, so it is part of the built-in image (the image's
  *   `nodeArgs`, node/images.ts), as it would be a container image's entrypoint, not something
  *   the component can set itself. Jitless also means no WebAssembly, which node's global
