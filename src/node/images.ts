@@ -4,9 +4,10 @@
  * runs, so every read checks whether the file changed instead of trusting a cached copy.
  */
 import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, statSync } from 'node:fs';
 import { isAbsolute, join } from 'node:path';
 import { compareStrings } from '../api/compare.ts';
+import { writeFileAtomic } from '../api/files.ts';
 
 export interface ImageRecord {
   readonly ref: string;
@@ -79,9 +80,7 @@ export function openImageStore(dir: string): ImageStore {
     return images;
   };
   const write = (images: ImageRecord[]): void => {
-    const tmp = `${file}.${process.pid}.tmp`;
-    writeFileSync(tmp, JSON.stringify({ images }, null, 2) + '\n');
-    renameSync(tmp, file);
+    writeFileAtomic(file, JSON.stringify({ images }, null, 2) + '\n');
     cache = undefined;
   };
 

@@ -7,7 +7,7 @@
  * Secrets are written 0600 whatever `defaultMode` says: on a shared host a world-readable file
  * is readable by every user of the machine, not just the container.
  */
-import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, symlinkSync, writeFileSync, lstatSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmSync, symlinkSync, lstatSync } from 'node:fs';
 import { dirname, join, normalize } from 'node:path';
 import type { V1Pod, V1Volume, V1VolumeMount } from '@kubernetes/client-node';
 import { ApiClient, ApiError, isNotFound } from '../runtime/client.ts';
@@ -15,6 +15,7 @@ import { resources } from '../runtime/resources.ts';
 import { SERVICE_ACCOUNT_DIR } from '../runtime/kubeconfig.ts';
 import type { Mount } from './container-runtime.ts';
 import { fieldValue } from './env.ts';
+import { writeFileAtomic } from '../api/files.ts';
 
 export interface VolumeDeps {
   client: ApiClient;
@@ -41,9 +42,7 @@ export function rootfsFor(podDir: string, container: string): string {
 
 function writeAtomic(path: string, data: string | Buffer, mode: number): void {
   mkdirSync(dirname(path), { recursive: true });
-  const tmp = `${path}.tmp`;
-  writeFileSync(tmp, data, { mode });
-  renameSync(tmp, path);
+  writeFileAtomic(path, data, mode);
 }
 
 function safeKeyPath(dir: string, key: string): string {

@@ -13,9 +13,9 @@
  * for another reboot. The writer and the kubelet share this module so they agree on the path
  * and the format.
  */
-import { mkdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { randomBytes } from 'node:crypto';
+import { mkdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { dirname, join } from 'node:path';
+import { writeFileAtomic } from '../api/files.ts';
 
 /** The request's place, relative to the node root. */
 export const REBOOT_REQUEST_FILE = 'run/shipyard/reboot-requested';
@@ -42,14 +42,7 @@ const cleanReason = (reason: string): string => reason.replace(/\s+/g, ' ').trim
 export function requestNodeReboot(nodeRoot: string, reason: string): void {
   const path = rebootRequestPath(nodeRoot);
   mkdirSync(dirname(path), { recursive: true });
-  const tmp = `${path}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
-  try {
-    writeFileSync(tmp, cleanReason(reason) + '\n', { mode: 0o644 });
-    renameSync(tmp, path);
-  } catch (err) {
-    rmSync(tmp, { force: true });
-    throw err;
-  }
+  writeFileAtomic(path, cleanReason(reason) + '\n');
 }
 
 /** The pending request, or undefined when there is none. */

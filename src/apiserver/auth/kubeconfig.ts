@@ -3,8 +3,8 @@
  * those of identities that authenticate with a client certificate (the control plane's
  * components, each kubelet).
  */
-import { writeFileSync } from 'node:fs';
 import { stringify } from 'yaml';
+import { writeFileAtomic } from '../../api/files.ts';
 
 export interface KubeconfigOptions {
   readonly server: string;
@@ -33,5 +33,5 @@ export function renderKubeconfig(o: KubeconfigOptions): string {
 }
 
 export function writeKubeconfig(path: string, o: KubeconfigOptions): void {
-  writeFileSync(path, renderKubeconfig(o), { mode: 0o600 });
+  writeFileAtomic(path, renderKubeconfig(o), 0o600);
 }

@@ -6,10 +6,11 @@
  * whenever it no longer fits, so clients that trust the CA never notice.
  */
 import { X509Certificate as NodeX509 } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { issueCertificate, type CertificateAndKey } from '../../api/x509.ts';
 import { KUBERNETES_SERVICE_IP } from '../controllers/kubernetes-service.ts';
+import { writeFileAtomic } from '../../api/files.ts';
 
 const tenYears = 10 * 365 * 24 * 3600 * 1000;
 /** A serving certificate this close to its end is replaced while the server can still start. */
@@ -36,7 +37,7 @@ export interface PkiOptions {
 }
 
 function writeSecret(path: string, content: string): void {
-  writeFileSync(path, content, { mode: 0o600 });
+  writeFileAtomic(path, content, 0o600);
 }
 
 function validity(): { notBefore: Date; notAfter: Date } {
@@ -45,14 +46,14 @@ function validity(): { notBefore: Date; notAfter: Date } {
 
 async function createCa(dir: string): Promise<CertificateAndKey> {
   const ca = await issueCertificate({ subject: 'CN=shipyard-ca', ca: {}, ...validity() });
-  writeFileSync(join(dir, 'ca.crt'), ca.certPem);
+  writeFileAtomic(join(dir, 'ca.crt'), ca.certPem);
   writeSecret(join(dir, 'ca.key'), ca.keyPem);
   return ca;
 }
 
 async function createServing(dir: string, ca: CertificateAndKey, names: { dns: string[]; ips: string[] }): Promise<void> {
   const cert = await issueCertificate({ subject: 'CN=shipyard-apiserver', issuer: ca, extendedKeyUsages: ['serverAuth'], dnsNames: names.dns, ipAddresses: names.ips, ...validity() });
-  writeFileSync(join(dir, 'apiserver.crt'), cert.certPem);
+  writeFileAtomic(join(dir, 'apiserver.crt'), cert.certPem);
   writeSecret(join(dir, 'apiserver.key'), cert.keyPem);
 }
 

@@ -5,9 +5,10 @@
  * Tokens are compact JWS: ES256 for the P-256 key generated here, RS256 should an RSA key be
  * put in its place.
  */
-import { createHash, createPrivateKey, createPublicKey, generateKeyPairSync, randomBytes, sign, verify, type KeyObject } from 'node:crypto';
-import { existsSync, linkSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createHash, createPrivateKey, createPublicKey, generateKeyPairSync, sign, verify, type KeyObject } from 'node:crypto';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { createFileOnce } from '../../api/files.ts';
 
 export type JwtAlgorithm = 'ES256' | 'RS256';
 
@@ -41,15 +42,7 @@ function decodeJson(segment: string): Record<string, unknown> | undefined {
 function ensurePrivateKey(path: string): KeyObject {
   if (!existsSync(path)) {
     const { privateKey } = generateKeyPairSync('ec', { namedCurve: 'P-256' });
-    const tmp = `${path}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
-    writeFileSync(tmp, privateKey.export({ type: 'pkcs8', format: 'pem' }), { mode: 0o600 });
-    try {
-      linkSync(tmp, path);
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
-    } finally {
-      rmSync(tmp, { force: true });
-    }
+    createFileOnce(path, privateKey.export({ type: 'pkcs8', format: 'pem' }), 0o600);
   }
   return createPrivateKey(readFileSync(path));
 }
@@ -63,7 +56,7 @@ function algorithmOf(key: KeyObject): JwtAlgorithm {
 export function ensureServiceAccountKeys(pkiDir: string): ServiceAccountKeys {
   const privateKey = ensurePrivateKey(join(pkiDir, 'sa.key'));
   const pubPath = join(pkiDir, 'sa.pub');
-  if (!existsSync(pubPath)) writeFileSync(pubPath, createPublicKey(privateKey).export({ type: 'spki', format: 'pem' }), { mode: 0o644 });
+  if (!existsSync(pubPath)) createFileOnce(pubPath, createPublicKey(privateKey).export({ type: 'spki', format: 'pem' }), 0o644);
   const publicKey = createPublicKey(readFileSync(pubPath));
   const algorithm = algorithmOf(privateKey);
   if (algorithmOf(publicKey) !== algorithm) throw new Error(`${pubPath} is not the public half of sa.key`);

@@ -5,8 +5,9 @@
  * constant time and never logged.
  */
 import { randomBytes, timingSafeEqual, createHash } from 'node:crypto';
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { createFileOnce } from '../../api/files.ts';
 
 export interface UserInfo {
   readonly name: string;
@@ -37,10 +38,8 @@ function parseLine(line: string): { token: string; user: UserInfo } | undefined 
 
 export function ensureTokenAuthenticator(pkiDir: string): TokenAuthenticator {
   const file = join(pkiDir, 'tokens.csv');
-  if (!existsSync(file)) {
-    const token = randomBytes(32).toString('base64url');
-    writeFileSync(file, `${token},admin,admin,"system:masters,system:authenticated"\n`, { mode: 0o600 });
-  }
+  // Replicas starting together on one data directory: the first file made is everyone's.
+  if (!existsSync(file)) createFileOnce(file, `${randomBytes(32).toString('base64url')},admin,admin,"system:masters,system:authenticated"\n`, 0o600);
   const entries = readFileSync(file, 'utf8').split('\n').map(parseLine).filter((e): e is NonNullable<typeof e> => e !== undefined);
   if (entries.length === 0) throw new Error(`${file}: no token entries`);
   const byDigest = entries.map((e) => ({ digest: digest(e.token), user: e.user }));

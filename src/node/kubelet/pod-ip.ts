@@ -3,9 +3,10 @@
  * node directory so a restarted datacenter gives a pod back the address it had. The first
  * address of the range stays with the node (the gateway on a real node).
  */
-import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { join } from 'node:path';
+import { writeFileAtomic } from '../../api/files.ts';
 
 function toInt(ip: string): number {
   return ip.split('.').reduce((a, o) => a * 256 + Number(o), 0);
@@ -50,7 +51,6 @@ export class PodIpAllocator {
 
   private persist(): void {
     mkdirSync(dirname(this.file), { recursive: true });
-    writeFileSync(`${this.file}.tmp`, JSON.stringify(this.byUid));
-    renameSync(`${this.file}.tmp`, this.file);
+    writeFileAtomic(this.file, JSON.stringify(this.byUid));
   }
 }

@@ -14,7 +14,7 @@
  * it again), or when the signal aborts (the node stopping).
  */
 import { X509Certificate, createPublicKey } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { dirname, join, posix } from 'node:path';
 import type { KubernetesObject } from '@kubernetes/client-node';
 import type { Logger } from 'pino';
@@ -26,6 +26,7 @@ import { realClock, type Clock } from '../../runtime/clock.ts';
 import { ClientConfig } from '../../runtime/kubeconfig.ts';
 import { collectionPath, resources } from '../../runtime/resources.ts';
 import { WatchClient } from '../../runtime/watch.ts';
+import { writeFileAtomic } from '../../api/files.ts';
 
 /** The kubelet's own credential (`--kubeconfig`), a node path. */
 export const kubeletKubeconfigPath = '/var/lib/kubelet/kubeconfig';
@@ -270,7 +271,5 @@ function writeKubeletKubeconfig(path: string, k: { server: string; caData?: stri
     'current-context': 'default-context',
   });
   mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
-  const tmp = `${path}.tmp-${process.pid}`;
-  writeFileSync(tmp, text, { mode: 0o600 });
-  renameSync(tmp, path);
+  writeFileAtomic(path, text, 0o600);
 }
