@@ -125,7 +125,35 @@ describe('kube-apiserver operator (e2e)', { timeout: 1_500_000 }, () => {
   const cr = () => json(['kubeapiserver', 'cluster']);
   const cond = (o: Json, type: string): Json | undefined => (o.status?.conditions ?? []).find((c: Json) => c.type === type);
   const latest = async (): Promise<number> => (await cr()).status?.latestAvailableRevision ?? 0;
-  const waitFor = <T>(what: string, probe: () => Promise<T | undefined | false>, timeoutMs = 120_000) => pollUntil(what, async () => (await probe()) || undefined, { timeoutMs, intervalMs: 1000 });
+  /**
+   * Where a rollout stands, for a timed-out wait's message: each master's revisions and last
+   * failure, the operand namespace's pods, the operator's true Degraded/Progressing conditions
+   * and its last warnings. A rollout once stalled here for 7 minutes and the timeout said nothing more.
+   */
+  const rolloutState = async (): Promise<string> => {
+    try {
+      const o = await cr();
+      const nodes = ((o.status?.nodeStatuses ?? []) as Json[]).map(
+        (n) => `${n.nodeName} current ${n.currentRevision ?? 0} target ${n.targetRevision ?? '-'}${n.lastFailedReason ? ` last failed ${n.lastFailedReason} rev ${n.lastFailedRevision} ×${n.lastFailedCount ?? 0} at ${n.lastFailedTime}` : ''}`,
+      );
+      const pods = ((await json(['pods', '-n', OPERAND_NS])).items as Json[]).map(
+        (p) => `${p.metadata.name} ${p.status?.phase}${p.metadata.labels?.revision ? ` rev ${p.metadata.labels.revision}` : ''}${p.status?.conditions?.some((c: Json) => c.type === 'Ready' && c.status === 'True') ? ' Ready' : ''}`,
+      );
+      const conditions = ((o.status?.conditions ?? []) as Json[]).filter((c) => c.status === 'True' && /Degraded|Progressing/.test(c.type)).map((c) => `${c.type}: ${c.message ?? ''}`);
+      const warnings = ((await json(['events', '-n', OPERATOR_NS])).items as Json[]).filter((e) => e.type === 'Warning').slice(-5).map((e) => `${e.reason}: ${e.message}`);
+      return [`latest revision ${o.status?.latestAvailableRevision}`, `nodes: ${nodes.join('; ')}`, `pods: ${pods.join(', ')}`, `conditions: ${conditions.join('; ')}`, `warnings: ${warnings.join('; ')}`].join('\n    ');
+    } catch (err) {
+      return `(unreadable: ${(err as Error).message})`;
+    }
+  };
+  const waitFor = async <T>(what: string, probe: () => Promise<T | undefined | false>, timeoutMs = 120_000): Promise<T> => {
+    try {
+      return await pollUntil(what, async () => (await probe()) || undefined, { timeoutMs, intervalMs: 1000 });
+    } catch (err) {
+      if (err instanceof Error && err.message.startsWith('timed out')) err.message += `\n  the rollout then:\n    ${await rolloutState()}`;
+      throw err;
+    }
+  };
   /** Every master at `revision`, idle, its mirror pod of that revision Ready. */
   const allAt = async (revision: number): Promise<boolean> => {
     const o = await cr();
