@@ -9,6 +9,7 @@ import type { JSONSchemaProps } from '../../api/schema.ts';
 import { crdComponentName, crdComponents } from './crd-components.ts';
 import type { ResourceComponents } from './operations.ts';
 import type { OpenApiResource } from './resources.ts';
+import { compareStrings } from '../../api/compare.ts';
 
 export interface PreparedResources {
   readonly components: readonly ResourceComponents[];
@@ -56,5 +57,5 @@ export function referencedClosure(roots: Iterable<string>, lookup: (name: string
     found.set(name, schema);
     for (const ref of collectRefs(schema, new Set())) if (!found.has(ref)) queue.push(ref);
   }
-  return Object.fromEntries([...found.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
+  return Object.fromEntries([...found.entries()].sort(([a], [b]) => compareStrings(a, b)));
 }

@@ -10,6 +10,7 @@ import type { JSONSchemaProps } from '../../api/schema.ts';
 import { prepareResources, referencedClosure } from './components.ts';
 import { queryParams, resourceOperations, type OperationSpec, type QueryParam } from './operations.ts';
 import type { OpenApiResource } from './resources.ts';
+import { compareStrings } from '../../api/compare.ts';
 
 export interface OpenApiV2Document {
   readonly swagger: '2.0';
@@ -95,7 +96,7 @@ export function buildOpenApiV2(allResources: readonly OpenApiResource[], compone
   return {
     swagger: '2.0',
     info: { title: 'Kubernetes', version: 'unversioned' },
-    paths: Object.fromEntries(Object.entries(paths).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))),
+    paths: Object.fromEntries(Object.entries(paths).sort(([a], [b]) => compareStrings(a, b))),
     definitions,
   };
 }

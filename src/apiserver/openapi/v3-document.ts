@@ -11,6 +11,7 @@ import type { JSONSchemaProps } from '../../api/schema.ts';
 import { collectRefs, prepareResources, referencedClosure } from './components.ts';
 import { resourceOperations, queryParams, type OperationSpec, type QueryParam } from './operations.ts';
 import type { GroupVersion, OpenApiResource } from './resources.ts';
+import { compareStrings } from '../../api/compare.ts';
 
 export interface OpenApiV3Document {
   readonly openapi: '3.0.0';
@@ -70,7 +71,7 @@ export function buildOpenApiV3Document(gv: GroupVersion, resources: readonly Ope
   });
   collectRefs(paths, roots);
   const schemas = referencedClosure(roots, (name) => prepared.extra[name] ?? components[name]);
-  const sortedPaths = Object.fromEntries(Object.entries(paths).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
+  const sortedPaths = Object.fromEntries(Object.entries(paths).sort(([a], [b]) => compareStrings(a, b)));
   return {
     openapi: '3.0.0',
     info: { title: 'Kubernetes', version: 'unversioned' },

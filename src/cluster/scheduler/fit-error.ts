@@ -13,6 +13,7 @@
  * have "no preemption victims". A pod with `preemptionPolicy: Never` is not eligible at all.
  */
 import type { FilterFailure, Pod } from './types.ts';
+import { compareStrings } from '../../api/compare.ts';
 
 /** kube-scheduler's message when the cluster has no nodes at all (not a fit error). */
 export const NO_NODES_AVAILABLE = 'no nodes available to schedule pods';
@@ -20,12 +21,11 @@ export const PREEMPTION_NOT_HELPFUL = 'Preemption is not helpful for scheduling'
 export const NO_PREEMPTION_VICTIMS = 'No preemption victims found for incoming pod';
 export const PREEMPTION_NEVER = 'not eligible due to preemptionPolicy=Never.';
 
-const byString = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
 
 function histogram(reasons: Iterable<string>): string {
   const counts = new Map<string, number>();
   for (const r of reasons) counts.set(r, (counts.get(r) ?? 0) + 1);
-  return [...counts].map(([reason, n]) => `${n} ${reason}`).sort(byString).join(', ');
+  return [...counts].map(([reason, n]) => `${n} ${reason}`).sort(compareStrings).join(', ');
 }
 
 /** "0/N nodes are available: <histogram>." plus, when given, the post-filter sentence. */

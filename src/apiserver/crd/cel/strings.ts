@@ -9,6 +9,7 @@ import type { Environment } from '@marcbachmann/cel-js';
 import { Duration, UnsignedInt } from '@marcbachmann/cel-js/evaluator';
 import { registeredName } from './overrides.ts';
 import { celTypeName, fail, int, isMap } from './values.ts';
+import { compareStrings } from '../../../api/compare.ts';
 
 const runes = (s: string): string[] => [...s];
 
@@ -167,7 +168,7 @@ function asString(x: unknown, nested = false): string {
   if (Array.isArray(x)) return `[${x.map((v) => asString(v, true)).join(', ')}]`;
   if (isMap(x)) {
     const entries = Object.entries(x).map(([k, v]) => [JSON.stringify(k), asString(v, true)] as const);
-    entries.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    entries.sort(([a], [b]) => compareStrings(a, b));
     return `{${entries.map(([k, v]) => `${k}:${v}`).join(', ')}}`;
   }
   return fail(`string clause can only be used on strings, bools, bytes, ints, doubles, maps, lists, types, durations, and timestamps, was given ${celTypeName(x)}`);
