@@ -110,21 +110,23 @@ export function createInstallerController(ctx: ControllerContext, o: InstallerCo
     return true;
   };
 
-  const apply = async (action: InstallerAction, cr: DeepReadonly<KubeAPIServer>, attempt: number): Promise<void> => {
+  /** Returns whether it created a pod: a create the cache had not seen yet is no new pod. */
+  const apply = async (action: InstallerAction, cr: DeepReadonly<KubeAPIServer>, attempt: number): Promise<boolean> => {
     if (action.kind === 'deleteInstallerPod') {
       await ctx.client.delete(resources.pods, namespace, action.name).catch((err: unknown) => {
         if (!isNotFound(err)) throw err;
       });
-      return;
+      return false;
     }
     try {
       const owner = await ctx.client.get<V1ConfigMap>(resources.configMaps, namespace, revisionStatusName(action.revision));
       const pod = installerPod({ ...o, revision: action.revision, nodeName: action.nodeName, retry: action.retry, ownerUid: owner.metadata!.uid!, logLevel: cr.spec?.logLevel, namespace });
       await ctx.client.create(resources.pods, pod);
       ctx.recorder.event(subject, 'Normal', 'PodCreated', `Created Pod/${action.name} -n ${namespace} because it was missing`);
+      return true;
     } catch (err) {
       // The cache has not seen our own create yet.
-      if (isAlreadyExists(err)) return;
+      if (isAlreadyExists(err)) return false;
       ctx.recorder.event(subject, 'Warning', 'InstallerPodFailed', `Failed to create installer pod for revision ${action.revision} count ${attempt} on node "${action.nodeName}": ${errorText(err)}`);
       throw err;
     }
@@ -204,8 +206,8 @@ export function createInstallerController(ctx: ControllerContext, o: InstallerCo
     for (const e of decision.events) ctx.recorder.event(subject, e.type, e.reason, e.message);
     for (const action of decision.actions) {
       const node = read.find((n) => action.kind === 'createInstallerPod' && n.nodeName === action.nodeName);
-      await apply(action, cr, (node?.lastFailedCount ?? 0) + 1);
-      if (action.kind === 'createInstallerPod') logger.info({ pod: action.name, node: action.nodeName, revision: action.revision }, 'installer pod created');
+      const created = await apply(action, cr, (node?.lastFailedCount ?? 0) + 1);
+      if (created && action.kind === 'createInstallerPod') logger.info({ pod: action.name, node: action.nodeName, revision: action.revision }, 'installer pod created');
     }
     // Retried with backoff, and at once when a copy appears.
     if (missing) throw new Error(missing);
