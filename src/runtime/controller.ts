@@ -9,13 +9,14 @@
  * DaemonSets that may place a pod on it).
  */
 import type { KubernetesObject, V1OwnerReference } from '@kubernetes/client-node';
+import { errorText, isConflict } from '../api/status.ts';
 import { objectKey } from './cache.ts';
 import type { Informer } from './informer.ts';
 import type { DeepReadonly } from './readonly.ts';
 import { runWorkers, type Reconcile, type ReconcileReport } from './reconcile-loop.ts';
 import { WorkQueue } from './workqueue.ts';
 import type { RateLimiter } from './rate-limiter.ts';
-import type { Clock } from './clock.ts';
+import { realClock, type Clock } from './clock.ts';
 
 /** What a controller reports to; ComponentMetrics.forController() satisfies it. */
 export interface ControllerObserver {
@@ -39,6 +40,7 @@ export class Controller {
   readonly name: string;
   readonly queue: WorkQueue;
   private readonly options: ControllerOptions;
+  private resync: { readonly everyMs: number; readonly keys: () => Iterable<string> } | undefined;
 
   constructor(options: ControllerOptions) {
     this.name = options.name;
@@ -87,9 +89,24 @@ export class Controller {
     return this;
   }
 
+  /**
+   * Enqueues `keys()` every `everyMs` while running, whatever else happens (library-go's
+   * `ResyncEvery`): a safety net under the events. A key whose last reconcile failed waits out
+   * its failure backoff, which doubles up to 16 minutes, and only an event brings it back
+   * sooner; in a quiet cluster none may come. The resync bounds that wait, and a lost event's,
+   * to one period. A plain add, so it never lengthens a backoff; a reconcile that succeeds
+   * resets it.
+   */
+  resyncEvery(everyMs: number, keys: () => Iterable<string>): this {
+    if (!(everyMs > 0)) throw new RangeError(`controller ${this.name}: resync period must be a positive number of milliseconds, got ${everyMs}`);
+    this.resync = { everyMs, keys };
+    return this;
+  }
+
   /** Runs the workers until `signal` aborts; in-flight reconciles are awaited. */
   run(signal: AbortSignal): Promise<void> {
     const { observer, onError } = this.options;
+    const stopResync = this.startResync(signal);
     return runWorkers({
       queue: this.queue,
       workers: this.options.workers ?? 1,
@@ -101,8 +118,43 @@ export class Controller {
         observer?.setDepth(this.queue.len());
         if (report.result === 'error' || report.result === 'terminal') onError?.(report);
       },
-    });
+    }).finally(stopResync);
   }
+
+  private startResync(signal: AbortSignal): () => void {
+    const resync = this.resync;
+    if (!resync || signal.aborted) return () => {};
+    const clock = this.options.clock ?? realClock;
+    let cancel = (): void => {};
+    const tick = (): void => {
+      if (signal.aborted) return;
+      for (const key of resync.keys()) this.enqueue(key);
+      cancel = clock.setTimeout(tick, resync.everyMs);
+    };
+    cancel = clock.setTimeout(tick, resync.everyMs);
+    const stop = (): void => cancel();
+    signal.addEventListener('abort', stop, { once: true });
+    return () => {
+      signal.removeEventListener('abort', stop);
+      stop();
+    };
+  }
+}
+
+/** The two levels logSyncFailure writes at; a pino Logger has them. */
+export interface SyncFailureLogger {
+  debug(fields: object, message: string): void;
+  warn(fields: object, message: string): void;
+}
+
+/**
+ * An `onError` that logs a failed sync with its key and error at warn, so a controller that
+ * keeps failing says why in its log; one that `routine` says is a normal outcome of optimistic
+ * concurrency (a 409 by default: another writer got there first, and the retry reads again) at
+ * debug.
+ */
+export function logSyncFailure(logger: SyncFailureLogger, message: string, routine: (err: unknown) => boolean = isConflict): (report: ReconcileReport) => void {
+  return (r) => logger[routine(r.error) ? 'debug' : 'warn']({ key: r.key, err: errorText(r.error) }, message);
 }
 
 /** The ownerReference with `controller: true`, if any. */

@@ -27,9 +27,9 @@ import {
   type NodeStatus,
 } from '../../../api/operator/index.ts';
 import { canonicalJson } from '../../../runtime/canonical-json.ts';
-import { errorText, isAlreadyExists, isNotFound } from '../../../runtime/client.ts';
+import { errorText, isAlreadyExists, isConflict, isNotFound } from '../../../runtime/client.ts';
 import type { ControllerContext, EventSubject } from '../../../runtime/context.ts';
-import { Controller } from '../../../runtime/controller.ts';
+import { Controller, logSyncFailure } from '../../../runtime/controller.ts';
 import type { DeepReadonly } from '../../../runtime/readonly.ts';
 import { refOf, resources } from '../../../runtime/resources.ts';
 import { statusTargetOf, updateStatus } from '../../../runtime/update-status.ts';
@@ -219,7 +219,7 @@ export function createInstallerController(ctx: ControllerContext, o: InstallerCo
     reconcile,
     clock: ctx.clock,
     observer: ctx.metrics?.forController(NAME),
-    onError: (r) => logger.debug({ key: r.key, err: errorText(r.error) }, 'installer sync failed'),
+    onError: logSyncFailure(logger, 'installer sync failed', (err) => isConflict(err) || err instanceof StaleNodeStatuses),
   });
   controller.watch(crs);
   controller.watchMapped(nodes, () => [CR_NAME]);

@@ -8,7 +8,10 @@
  * in the API and, with pruner pods, on the nodes) and the static-pod state controller
  * (`StaticPodsDegraded` naming a failing replica). They share one context, whose event sink writes
  * every event about the operator's Deployment in the operator namespace and again in its legacy
- * name (events.ts), so `kubectl get events` in either tells the whole story.
+ * name (events.ts), so `kubectl get events` in either tells the whole story. Each looks at the
+ * singleton again every minute whatever the events (upstream's `ResyncEvery(time.Minute)`,
+ * reference §4–6 and §11): a controller whose last sync failed would otherwise wait out its
+ * failure backoff, up to 16 minutes, in a cluster where nothing else happens.
  */
 import type { V1ConfigMap, V1Endpoints } from '@kubernetes/client-node';
 import { Image } from '../../../api/config/index.ts';
@@ -34,6 +37,8 @@ import type { CurrentOperator } from './metrics.ts';
 
 /** The Deployment's name and container name, and what events are about. */
 export const operatorName = 'kube-apiserver-operator';
+/** How often every controller looks at the singleton with no event (upstream's resync). */
+export const operatorResyncMs = 60_000;
 /** Upstream's leader-election Lease, in the operator namespace. */
 export const operatorLeaseName = 'kube-apiserver-operator-lock';
 
@@ -98,5 +103,6 @@ export function createKubeAPIServerOperator(base: ControllerContext, o: KubeAPIS
       eventSubjects: [deployment],
     }),
   ];
+  for (const c of controllers) c.resyncEvery(operatorResyncMs, () => [operatorSingletonName]);
   return { controllers, current: () => crs.store.get(operatorSingletonName) };
 }

@@ -13,9 +13,9 @@
  */
 import type { V1ConfigMap, V1Pod } from '@kubernetes/client-node';
 import { KubeAPIServer, kubeAPIServerNamespace, kubeAPIServerOperatorNamespace, prunerPodName, revisionStatusName, revisionStatusPrefix } from '../../../api/operator/index.ts';
-import { errorText, isAlreadyExists, isNotFound } from '../../../runtime/client.ts';
+import { isAlreadyExists, isNotFound } from '../../../runtime/client.ts';
 import type { ControllerContext, EventSubject } from '../../../runtime/context.ts';
-import { Controller } from '../../../runtime/controller.ts';
+import { Controller, logSyncFailure } from '../../../runtime/controller.ts';
 import type { DeepReadonly } from '../../../runtime/readonly.ts';
 import { refOf, resources } from '../../../runtime/resources.ts';
 import { decidePrune, revisionLimits } from './decide.ts';
@@ -101,7 +101,7 @@ export function createPruneController(ctx: ControllerContext, o: PruneController
     reconcile,
     clock: ctx.clock,
     observer: ctx.metrics?.forController(NAME),
-    onError: (r) => logger.debug({ key: r.key, err: errorText(r.error) }, 'prune sync failed'),
+    onError: logSyncFailure(logger, 'prune sync failed'),
   });
   controller.watch(crs);
   controller.watchMapped(configMaps, () => [CR_NAME]);

@@ -28,7 +28,7 @@ import {
 } from '../../../api/operator/index.ts';
 import { errorText, isAlreadyExists } from '../../../runtime/client.ts';
 import type { ControllerContext, EventSubject } from '../../../runtime/context.ts';
-import { Controller } from '../../../runtime/controller.ts';
+import { Controller, logSyncFailure } from '../../../runtime/controller.ts';
 import type { DeepReadonly } from '../../../runtime/readonly.ts';
 import { refOf, resources } from '../../../runtime/resources.ts';
 import { statusTargetOf, updateStatus } from '../../../runtime/update-status.ts';
@@ -178,7 +178,7 @@ export function createRevisionController(ctx: ControllerContext, o: RevisionCont
     reconcile,
     clock: ctx.clock,
     observer: ctx.metrics?.forController(NAME),
-    onError: (r) => logger.debug({ key: r.key, err: errorText(r.error) }, 'revision sync failed'),
+    onError: logSyncFailure(logger, 'revision sync failed'),
   });
   controller.watch(crs);
   controller.watchMapped(configMaps, () => [CR_NAME]);

@@ -14,7 +14,7 @@ import { setCondition } from '../../../api/config/conditions.ts';
 import { KubeAPIServer, kubeAPIServerConditionTypes, kubeAPIServerNamespace, mirrorPodName, type KubeAPIServerStatus } from '../../../api/operator/index.ts';
 import { errorText, type ApiClient } from '../../../runtime/client.ts';
 import type { ControllerContext } from '../../../runtime/context.ts';
-import { Controller } from '../../../runtime/controller.ts';
+import { Controller, logSyncFailure } from '../../../runtime/controller.ts';
 import type { DeepReadonly } from '../../../runtime/readonly.ts';
 import { refOf, resources } from '../../../runtime/resources.ts';
 import { statusTargetOf, updateStatus } from '../../../runtime/update-status.ts';
@@ -93,7 +93,7 @@ export function createStaticPodStateController(ctx: ControllerContext, o: Static
     reconcile,
     clock: ctx.clock,
     observer: ctx.metrics?.forController(NAME),
-    onError: (r) => logger.debug({ key: r.key, err: errorText(r.error) }, 'static pod state sync failed'),
+    onError: logSyncFailure(logger, 'static pod state sync failed'),
   });
   controller.watch(crs);
   controller.watchMapped(pods, () => [CR_NAME]);

@@ -23,9 +23,9 @@ import {
   nodesAtLatestRevision,
   type KubeAPIServerStatus,
 } from '../../../api/operator/index.ts';
-import { errorText, isAlreadyExists } from '../../../runtime/client.ts';
+import { isAlreadyExists } from '../../../runtime/client.ts';
 import type { ControllerContext, EventSubject } from '../../../runtime/context.ts';
-import { Controller } from '../../../runtime/controller.ts';
+import { Controller, logSyncFailure } from '../../../runtime/controller.ts';
 import type { DeepReadonly } from '../../../runtime/readonly.ts';
 import { refOf, resources } from '../../../runtime/resources.ts';
 import { staticPodDegradedInertia, untilInertiaElapses, type Inertia } from '../../../runtime/status-union.ts';
@@ -132,7 +132,7 @@ export function createStatusController(ctx: ControllerContext, o: StatusControll
     reconcile,
     clock: ctx.clock,
     observer: ctx.metrics?.forController(NAME),
-    onError: (r) => logger.debug({ key: r.key, err: errorText(r.error) }, 'status sync failed'),
+    onError: logSyncFailure(logger, 'status sync failed'),
   });
   controller.watch(crs);
   controller.watchMapped(cos, (co) => (co.metadata?.name === coName ? [CR_NAME] : []));

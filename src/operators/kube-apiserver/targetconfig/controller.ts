@@ -18,7 +18,7 @@ import { setConditions } from '../../../api/config/conditions.ts';
 import { KubeAPIServer, kubeAPIServerNamespace, kubeAPIServerOperatorNamespace, kubeAPIServerRenderedConfigMaps, type KubeAPIServerStatus } from '../../../api/operator/index.ts';
 import { errorText, isAlreadyExists } from '../../../runtime/client.ts';
 import type { ControllerContext, EventSubject } from '../../../runtime/context.ts';
-import { Controller } from '../../../runtime/controller.ts';
+import { Controller, logSyncFailure } from '../../../runtime/controller.ts';
 import { refOf, resources } from '../../../runtime/resources.ts';
 import { getPath } from '../../../runtime/sparse-config.ts';
 import { statusTargetOf, updateStatus } from '../../../runtime/update-status.ts';
@@ -119,7 +119,7 @@ export function createTargetConfigController(ctx: ControllerContext, o: TargetCo
     reconcile,
     clock: ctx.clock,
     observer: ctx.metrics?.forController(NAME),
-    onError: (r) => logger.debug({ key: r.key, err: errorText(r.error) }, 'target config sync failed'),
+    onError: logSyncFailure(logger, 'target config sync failed'),
   });
   controller.watch(crs);
   controller.watchMapped(configMaps, (cm) => (rendered.has(cm.metadata?.name ?? '') ? [CR_NAME] : []));

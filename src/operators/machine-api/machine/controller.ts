@@ -36,11 +36,11 @@ import { Machine, machineAnnotations, machineConditionTypes, machineFinalizer, m
 import { formatTimestamp } from '../../../api/time.ts';
 import { errorText, isConflict, isNotFound } from '../../../runtime/client.ts';
 import type { ControllerContext } from '../../../runtime/context.ts';
-import { Controller } from '../../../runtime/controller.ts';
+import { Controller, logSyncFailure } from '../../../runtime/controller.ts';
 import type { Informer } from '../../../runtime/informer.ts';
 import type { DeepReadonly } from '../../../runtime/readonly.ts';
 import { ExponentialFailureRateLimiter } from '../../../runtime/rate-limiter.ts';
-import { terminal, type ReconcileResult } from '../../../runtime/reconcile-loop.ts';
+import { terminal, TerminalError, type ReconcileResult } from '../../../runtime/reconcile-loop.ts';
 import { refOf, resources } from '../../../runtime/resources.ts';
 import { statusTargetOf, updateStatus } from '../../../runtime/update-status.ts';
 import { isInvalidConfiguration, RequeueAfterError, type MachineProvider, type MachineUpdate } from '../providers/provider.ts';
@@ -269,7 +269,7 @@ export function createMachineController(ctx: ControllerContext, o: MachineContro
     workers: o.workers ?? 1,
     clock: ctx.clock,
     observer: ctx.metrics?.forController(MACHINE_CONTROLLER),
-    onError: (r) => logger[isConflict(r.error) || r.result === 'terminal' ? 'debug' : 'warn']({ key: r.key, err: errorText(r.error) }, 'machine sync failed'),
+    onError: logSyncFailure(logger, 'machine sync failed', (err) => isConflict(err) || err instanceof TerminalError),
   });
   controller.watch(machines);
   machines.on('delete', (m) => {

@@ -23,9 +23,9 @@
 import type { V1Node } from '@kubernetes/client-node';
 import { machineAnnotations, machineConditionTypes, machinePhases, type Machine, type MachineStatus } from '../../../api/machine/index.ts';
 import { formatTimestamp } from '../../../api/time.ts';
-import { errorText, isConflict, isNotFound } from '../../../runtime/client.ts';
+import { errorText, isNotFound } from '../../../runtime/client.ts';
 import type { ControllerContext } from '../../../runtime/context.ts';
-import { Controller } from '../../../runtime/controller.ts';
+import { Controller, logSyncFailure } from '../../../runtime/controller.ts';
 import { cordonNode, drainNode } from '../../../runtime/drain.ts';
 import type { Informer } from '../../../runtime/informer.ts';
 import { ExponentialFailureRateLimiter } from '../../../runtime/rate-limiter.ts';
@@ -175,7 +175,7 @@ export function createDrainController(ctx: ControllerContext, o: DrainController
     clock: ctx.clock,
     rateLimiter: new ExponentialFailureRateLimiter({ baseMs: 5_000, maxMs: 1_000_000 }),
     observer: ctx.metrics?.forController(DRAIN_CONTROLLER),
-    onError: (r) => logger[isConflict(r.error) ? 'debug' : 'warn']({ key: r.key, err: errorText(r.error) }, 'drain sync failed'),
+    onError: logSyncFailure(logger, 'drain sync failed'),
   });
   controller.watch(machines);
   machines.on('delete', (m) => drained.delete(m.metadata?.uid ?? ''));

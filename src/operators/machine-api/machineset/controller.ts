@@ -23,9 +23,9 @@ import type { Logger } from 'pino';
 import { Machine, MachineSet } from '../../../api/machine/index.ts';
 import { errorText } from '../../../api/status.ts';
 import { NAMESPACE_INDEX, objectKey, type IndexFunc } from '../../../runtime/cache.ts';
-import { ApiError, isConflict, isNotFound, type ApiClient } from '../../../runtime/client.ts';
+import { ApiError, isNotFound, type ApiClient } from '../../../runtime/client.ts';
 import type { ControllerContext, EventSink } from '../../../runtime/context.ts';
-import { Controller, controllerOf } from '../../../runtime/controller.ts';
+import { Controller, controllerOf, logSyncFailure } from '../../../runtime/controller.ts';
 import { Expectations } from '../../../runtime/expectations.ts';
 import type { Informer } from '../../../runtime/informer.ts';
 import type { DeepReadonly } from '../../../runtime/readonly.ts';
@@ -89,7 +89,7 @@ export function createMachineSetController(ctx: ControllerContext, options: Mach
     clock: ctx.clock,
     observer: ctx.metrics?.forController(NAME),
     // A conflict only means the cache was behind; the retry reads the newer object.
-    onError: (r) => logger[isConflict(r.error) ? 'debug' : 'warn']({ key: r.key, err: errorText(r.error) }, 'sync failed'),
+    onError: logSyncFailure(logger, 'sync failed'),
     reconcile: makeMachineSetReconcile({
       client: ctx.client,
       recorder: ctx.recorder,

@@ -13,11 +13,9 @@
  */
 import type { V1Node } from '@kubernetes/client-node';
 import { Machine } from '../../../api/machine/index.ts';
-import { errorText } from '../../../api/status.ts';
 import { formatTimestamp } from '../../../api/time.ts';
-import { isConflict } from '../../../runtime/client.ts';
 import type { ControllerContext } from '../../../runtime/context.ts';
-import { Controller } from '../../../runtime/controller.ts';
+import { Controller, logSyncFailure } from '../../../runtime/controller.ts';
 import type { Informer } from '../../../runtime/informer.ts';
 import type { DeepReadonly } from '../../../runtime/readonly.ts';
 import type { ReconcileResult } from '../../../runtime/reconcile-loop.ts';
@@ -118,7 +116,7 @@ export function createNodeLinkController(ctx: ControllerContext, options: NodeLi
     workers: options.workers ?? 1,
     clock: ctx.clock,
     observer: ctx.metrics?.forController(NAME),
-    onError: (r) => logger[isConflict(r.error) ? 'debug' : 'warn']({ key: r.key, err: errorText(r.error) }, 'sync failed'),
+    onError: logSyncFailure(logger, 'sync failed'),
     reconcile,
   });
   controller.watch(nodes);

@@ -16,9 +16,9 @@ import type { V1Node } from '@kubernetes/client-node';
 import { isEmptySelector } from '../../../api/label-selector.ts';
 import { nodeAnnotations, type MachineConfigPool, type MachineConfigPoolStatus } from '../../../api/machineconfiguration/index.ts';
 import { formatTimestamp } from '../../../api/time.ts';
-import { errorText, isConflict, type ApiClient } from '../../../runtime/client.ts';
+import { isConflict, type ApiClient } from '../../../runtime/client.ts';
 import type { ControllerContext } from '../../../runtime/context.ts';
-import { Controller } from '../../../runtime/controller.ts';
+import { Controller, logSyncFailure } from '../../../runtime/controller.ts';
 import type { DeepReadonly } from '../../../runtime/readonly.ts';
 import { resources } from '../../../runtime/resources.ts';
 import { statusTargetOf, updateStatus } from '../../../runtime/update-status.ts';
@@ -132,7 +132,7 @@ export function createNodeController(ctx: ControllerContext): Controller {
     reconcile,
     clock: ctx.clock,
     observer: ctx.metrics?.forController(NAME),
-    onError: (r) => logger[isConflict(r.error) ? 'debug' : 'warn']({ key: r.key, err: errorText(r.error) }, 'pool sync failed'),
+    onError: logSyncFailure(logger, 'pool sync failed'),
   });
   controller.watch(pools);
   controller.watchMapped(nodes, () => pools.store.keys());
