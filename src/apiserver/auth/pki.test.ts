@@ -1,14 +1,15 @@
 /**
  * The serving certificate is re-issued from the same CA when it stops fitting (a SAN is
- * missing, or its end is near), and is left alone otherwise.
+ * missing, or its end is near, or its key file holds another key), and is left alone otherwise.
+ * Replicas starting together on one directory end up with one CA and pairs that belong together.
  */
 import assert from 'node:assert/strict';
 import { X509Certificate } from 'node:crypto';
-import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, it, type TestContext } from 'node:test';
-import { ensureServingPki, servingCertProblem } from './pki.ts';
+import { ensureServingPki, keyMatches, servingCertProblem } from './pki.ts';
 
 const sansOf = (pem: string): string[] => (new X509Certificate(pem).subjectAltName ?? '').split(/,\s*/);
 
@@ -64,5 +65,39 @@ describe('serving PKI', () => {
     assert.match(servingCertProblem(pki.certPem, pki.caCertPem, { dns: [], ips: [] }, notAfter - 29 * 86_400_000) ?? '', /within 30 days/);
     const other = await ensureServingPki(pkiDir(t));
     assert.match(servingCertProblem(pki.certPem, other.caCertPem, { dns: [], ips: [] }) ?? '', /not issued by the current CA/);
+  });
+
+  it('gives replicas starting together one CA, and each a certificate with its own key', async (t) => {
+    const dir = pkiDir(t);
+    const all = await Promise.all([1, 2, 3, 4].map((i) => ensureServingPki(dir, { ipAddresses: [`127.1.0.${i}`] })));
+    assert.equal(new Set(all.map((p) => p.caCertPem)).size, 1, 'one CA');
+    assert.equal(readFileSync(join(dir, 'ca.crt'), 'utf8'), all[0]!.caCertPem);
+    assert.ok(keyMatches(all[0]!.caCertPem, readFileSync(join(dir, 'ca.key'), 'utf8')), 'the CA files belong together');
+    for (const p of all) {
+      assert.ok(keyMatches(p.certPem, p.keyPem), 'each serves a pair that belongs together');
+      assert.ok(new X509Certificate(p.certPem).verify(new X509Certificate(p.caCertPem).publicKey), 'signed by that CA');
+    }
+    assert.ok(keyMatches(readFileSync(join(dir, 'apiserver.crt'), 'utf8'), readFileSync(join(dir, 'apiserver.key'), 'utf8')), 'the serving files on disk belong together');
+  });
+
+  it('re-issues a serving certificate whose key file holds another key', async (t) => {
+    const dir = pkiDir(t);
+    const first = await ensureServingPki(dir);
+    const other = await ensureServingPki(pkiDir(t));
+    writeFileSync(join(dir, 'apiserver.key'), other.keyPem);
+    const again = await ensureServingPki(dir);
+    assert.equal(again.reissued, 'its key file holds another key');
+    assert.equal(again.caCertPem, first.caCertPem, 'the CA is kept');
+    assert.ok(keyMatches(again.certPem, again.keyPem));
+  });
+
+  it('says which file is missing when a CA key has no certificate, rather than making a second CA', async (t) => {
+    const dir = pkiDir(t);
+    await ensureServingPki(dir);
+    rmSync(join(dir, 'ca.crt'));
+    await assert.rejects(ensureServingPki(dir, { caWaitMs: 200 }), (err: Error) => {
+      assert.match(err.message, /ca\.crt: missing .*ca\.key, 0\.2 s after the key was found: the CA is half written; remove both files to start a new CA/);
+      return true;
+    });
   });
 });
