@@ -139,8 +139,14 @@ describe('the machine-config daemon as a pod on a real kubelet', () => {
       assert.ok(i > at, `"${want}" in order in:\n${text.join('\n')}`);
       at = i;
     }
-    const afterReboot = (await logLines(currentLogPath(dir))).map((l) => l.replace(header, ''));
-    assert.ok(afterReboot.includes(`Update completed for config ${name(B)} and node has been successfully uncordoned`), afterReboot.join('\n'));
+    // The daemon logs it before it sets Done, but its output reaches the file through the kubelet, which may come later.
+    const completedLine = `Update completed for config ${name(B)} and node has been successfully uncordoned`;
+    let afterReboot: string[] = [];
+    await until('the completion in the container log', async () => {
+      afterReboot = (await logLines(currentLogPath(dir))).map((l) => l.replace(header, ''));
+      return afterReboot.includes(completedLine);
+    }, SLOW).catch(() => undefined);
+    assert.ok(afterReboot.includes(completedLine), afterReboot.join('\n'));
 
     // Its metrics, on the socket in the volume it shares with the oauth-proxy (a path longer than a socket address holds).
     const socketFile = join(n.nodeDir, 'pods', pod.metadata!.uid!, 'rootfs', 'machine-config-daemon', 'var/run/machine-config-daemon/metrics.sock');

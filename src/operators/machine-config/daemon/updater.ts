@@ -321,13 +321,12 @@ export class Updater {
       await this.checkpoint('uncordoned', signal);
     }
     const completed = !isDoneAt(node, name);
+    // Before Done, as upstream's completeUpdate logs it: whoever sees Done can find the line.
+    if (completed) this.log.info(`Update completed for config ${name} and node has been successfully uncordoned`);
     await this.patchAnnotations({ [nodeAnnotations.currentConfig]: name, [nodeAnnotations.state]: 'Done', [nodeAnnotations.reason]: '' });
     if (journal) await removeJournal(this.o.root);
     if (completed || journal) await this.checkpoint('done', signal);
-    if (completed) {
-      this.log.info(`Update completed for config ${name} and node has been successfully uncordoned`);
-      this.log.info(`In desired config ${name}`);
-    }
+    if (completed) this.log.info(`In desired config ${name}`);
     this.o.metrics?.state('Done', '');
     this.o.metrics?.updateState(name, '');
     return undefined;
