@@ -94,9 +94,11 @@ export function createProcessRuntime(opts: ProcessRuntimeOptions): ContainerRunt
           }
           const exitCode = code ?? 128 + signalNumber(signal);
           const exit: ContainerExit = { exitCode, signal: signal ?? undefined, reason: exitCode === 0 ? 'Completed' : 'Error', finishedAt: new Date() };
-          // Reported once its last lines are in the log (FallbackToLogsOnError reads them then), but
-          // not held back by a descendant outside the group that keeps a pipe open.
-          const bound = setTimeout(() => resolve(exit), 1000);
+          // Reported once its last lines are in the log (FallbackToLogsOnError and `kubectl logs`
+          // after the pod is done read them then), but not held back for long by a descendant
+          // outside the group that keeps a pipe open. Not 1 s: a node host whose event loop was
+          // busy that long at the exit would run this timer before the pipes' last reads.
+          const bound = setTimeout(() => resolve(exit), 5000);
           void pumps.then(() =>
             log.end(() => {
               clearTimeout(bound);
