@@ -84,7 +84,12 @@ describe('batch/v1 Jobs and CronJobs on a datacenter (e2e)', { timeout: 600_000 
     const pods = (await json(['pods', '-l', 'batch.kubernetes.io/job-name=broken'])).items as Json[];
     assert.equal(pods.length, 2);
     for (const p of pods) assert.equal(p.status.containerStatuses?.[0]?.state?.terminated?.exitCode, 3);
-    const events = (await json(['events', '--field-selector', 'involvedObject.kind=Job,involvedObject.name=broken'])).items as Json[];
+    // The controller sends the event after the status write that made the Job Failed.
+    let events: Json[] = [];
+    await pollUntil('the BackoffLimitExceeded event', async () => {
+      events = (await json(['events', '--field-selector', 'involvedObject.kind=Job,involvedObject.name=broken'])).items as Json[];
+      return events.some((e) => e.reason === 'BackoffLimitExceeded' && e.type === 'Warning') || undefined;
+    }, { timeoutMs: 60_000, intervalMs: 500 }).catch(() => undefined);
     assert.ok(events.some((e) => e.reason === 'BackoffLimitExceeded' && e.type === 'Warning'), JSON.stringify(events.map((e) => e.reason)));
     assert.match(await ok(['get', 'job', 'broken']), /\nbroken\s+Failed\s+0\/1\s/);
   });

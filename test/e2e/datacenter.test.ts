@@ -346,7 +346,11 @@ describe('shipyard up: the local datacenter (e2e)', { timeout: 900_000 }, () => 
     const before = (await json(['pods', '-l', 'app=web'])).items.map((p: Json) => p.status.containerStatuses[0].restartCount as number);
     const rebooted = await runShipyard(['node', 'reboot', 'worker-0', '--data-dir', dataDir], 60_000);
     assert.equal(rebooted.code, 0, rebooted.stderr);
-    const events = (await json(['events', '--field-selector', 'involvedObject.name=worker-0,reason=Rebooted'])).items as Json[];
+    // Sent as the reboot began, by a recorder that retries an API server it cannot reach: waited for, then counted.
+    const events = await pollUntil('the Rebooted event', async () => {
+      const found = (await json(['events', '--field-selector', 'involvedObject.name=worker-0,reason=Rebooted'])).items as Json[];
+      return found.length > 0 ? found : undefined;
+    }, { timeoutMs: 60_000, intervalMs: 500 });
     assert.equal(events.length, 1);
     await pollUntil('worker-0 Ready with maxPods 60', async () => {
       const node = await json(['node', 'worker-0']);

@@ -256,8 +256,13 @@ describe('kube-apiserver operator (e2e)', { timeout: 1_500_000 }, () => {
     assert.ok(maxTargets <= 1, 'never two masters installing at once');
     const status = await json(['configmap', `revision-status-${to}`, '-n', OPERAND_NS]);
     assert.match(status.data.reason, /configmap\/config has changed/);
-    // The events tell the order: each master current before the next one targeted.
-    const steps = await stepsTo(to);
+    // The events tell the order: each master current before the next one targeted. The last
+    // one is sent after the status that made allAt true, so it is waited for.
+    const everyMasterCurrent = (ns?: string) => async () => {
+      const s = await stepsTo(to, ns);
+      return MASTERS.every((m) => s.some((x) => x.node === m && x.reason === 'NodeCurrentRevisionChanged')) && s;
+    };
+    const steps = await waitFor(`a NodeCurrentRevisionChanged event to ${to} for every master`, everyMasterCurrent());
     const order = steps.filter((s) => s.reason === 'NodeCurrentRevisionChanged').map((s) => s.node);
     assert.deepEqual([...order].sort(), MASTERS, `each master updated once: ${JSON.stringify(steps)}`);
     for (let i = 1; i < order.length; i++) {
@@ -266,7 +271,7 @@ describe('kube-apiserver operator (e2e)', { timeout: 1_500_000 }, () => {
       assert.ok(targeted && prevDone && targeted.time >= prevDone.time, `${order[i]} targeted after ${order[i - 1]} was current: ${JSON.stringify(steps)}`);
     }
     // The seed's debugging command, with the namespace's early name, tells the same story.
-    const legacy = await stepsTo(to, LEGACY_NS);
+    const legacy = await waitFor(`the same events in ${LEGACY_NS}`, everyMasterCurrent(LEGACY_NS));
     assert.deepEqual(legacy.filter((s) => s.reason === 'NodeCurrentRevisionChanged').map((s) => s.node).sort(), MASTERS);
     const { requests, failures } = await poller.stop();
     poller = undefined;
@@ -329,8 +334,11 @@ describe('kube-apiserver operator (e2e)', { timeout: 1_500_000 }, () => {
     const edited = JSON.stringify(install).replaceAll(`"${serviceCIDR}"`, `"${narrower}"`);
     await ok(['patch', 'configmap', 'cluster-config-v1', '-n', 'kube-system', '--type=merge', '-p', JSON.stringify({ data: { 'install-config': edited } })]);
     await waitFor('observedConfig with the new services subnet', async () => (await cr()).spec.observedConfig?.servicesSubnet === narrower);
-    const changed = ((await json(['events', '-n', OPERATOR_NS])).items as Json[]).filter((e) => e.reason === 'ObservedConfigChanged' && e.message.includes(narrower));
-    assert.ok(changed.length >= 1, 'an ObservedConfigChanged event shows the diff');
+    // Sent after the write that made observedConfig what was waited for.
+    const changed = await waitFor('an ObservedConfigChanged event showing the diff', async () => {
+      const found = ((await json(['events', '-n', OPERATOR_NS])).items as Json[]).filter((e) => e.reason === 'ObservedConfigChanged' && e.message.includes(narrower));
+      return found.length >= 1 && found;
+    });
     assert.match(changed[0].message, /servicesSubnet/);
     await waitFor(`revision ${from + 1} cut`, async () => (await latest()) >= from + 1);
     assert.match((await json(['configmap', `revision-status-${from + 1}`, '-n', OPERAND_NS])).data.reason, /configmap\/config has changed/);
