@@ -9,9 +9,10 @@
  * (`StaticPodsDegraded` naming a failing replica). They share one context, whose event sink writes
  * every event about the operator's Deployment in the operator namespace and again in its legacy
  * name (events.ts), so `kubectl get events` in either tells the whole story. Each looks at the
- * singleton again every minute whatever the events (upstream's `ResyncEvery(time.Minute)`,
- * reference §4–6 and §11): a controller whose last sync failed would otherwise wait out its
- * failure backoff, up to 16 minutes, in a cluster where nothing else happens.
+ * singleton again every minute whatever the events, as upstream's observer, target-config,
+ * revision and status controllers do (reference §4–6, §11), and here the others too: a
+ * controller whose last sync failed would otherwise wait out its failure backoff, up to 16
+ * minutes, in a cluster where nothing else happens.
  */
 import type { V1ConfigMap, V1Endpoints } from '@kubernetes/client-node';
 import { Image } from '../../../api/config/index.ts';
@@ -37,7 +38,7 @@ import type { CurrentOperator } from './metrics.ts';
 
 /** The Deployment's name and container name, and what events are about. */
 export const operatorName = 'kube-apiserver-operator';
-/** How often every controller looks at the singleton with no event (upstream's resync). */
+/** How often every controller looks at the singleton with no event (upstream's resync period). */
 export const operatorResyncMs = 60_000;
 /** Upstream's leader-election Lease, in the operator namespace. */
 export const operatorLeaseName = 'kube-apiserver-operator-lock';
