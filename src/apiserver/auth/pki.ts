@@ -65,7 +65,6 @@ export function keyMatches(certPem: string, keyPem: string): boolean {
 
 const readIfExists = (path: string): string | undefined => (existsSync(path) ? readFileSync(path, 'utf8') : undefined);
 
-
 /**
  * The CA: the one on disk, else a new one. The key is created only if absent, so when replicas
  * start together exactly one CA wins; the others read its key and wait for its certificate.
