@@ -153,13 +153,17 @@ describe('the machine-config daemon as a pod on a real kubelet', () => {
     assert.ok(afterReboot.some((l) => l.startsWith('Serving metrics on unix:')), afterReboot.join('\n'));
     const socket = socketPath(socketFile);
     try {
-      const body = await new Promise<string>((resolve, reject) => {
-        const chunks: Buffer[] = [];
-        const req = request({ socketPath: socket.path, path: '/metrics', agent: false, headers: { connection: 'close' } }, (res) => res.on('data', (c: Buffer) => chunks.push(c)));
-        req.on('error', reject);
-        req.on('close', () => resolve(Buffer.concat(chunks).toString('utf8')));
-        req.end();
-      });
+      const scrape = () =>
+        new Promise<string>((resolve, reject) => {
+          const chunks: Buffer[] = [];
+          const req = request({ socketPath: socket.path, path: '/metrics', agent: false, headers: { connection: 'close' } }, (res) => res.on('data', (c: Buffer) => chunks.push(c)));
+          req.on('error', reject);
+          req.on('close', () => resolve(Buffer.concat(chunks).toString('utf8')));
+          req.end();
+        });
+      // Set just after the Done patch this test waited for: scraped until it shows.
+      let body = '';
+      await until('mcd_state Done on the socket', async () => /mcd_state\{state="Done",reason=""\} 1/.test((body = await scrape().catch((err: Error) => `scrape failed: ${err.message}`))), SLOW).catch(() => undefined);
       assert.match(body, /mcd_state\{state="Done",reason=""\} 1/);
     } finally {
       socket.close();

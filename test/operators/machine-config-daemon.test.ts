@@ -117,7 +117,8 @@ describe('machine-config-daemon on a real API server and node root', () => {
     assert.equal(await readJournal(n.root), undefined, 'the journal is gone');
     assert.ok(n.log.has(`Update completed for config ${name(B)} and node has been successfully uncordoned`));
     assert.ok((await n.events('Reboot')).some((e) => e.message === `Node will reboot into config ${name(B)}` && e.source?.component === 'machineconfigdaemon'));
-    assert.match(await n.metrics.registry.getSingleMetricAsString('mcd_state'), /mcd_state\{state="Done",reason=""\} 1/);
+    // Set just after the Done patch that made doneAt true: looked at until it shows.
+    await until('mcd_state Done', async () => /mcd_state\{state="Done",reason=""\} 1/.test(await n.metrics.registry.getSingleMetricAsString('mcd_state')));
     assert.match(await n.metrics.registry.getSingleMetricAsString('mcd_reboots_requested_total'), /mcd_reboots_requested_total 1/);
   });
 

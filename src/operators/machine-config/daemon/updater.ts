@@ -324,11 +324,12 @@ export class Updater {
     // Before Done, as upstream's completeUpdate logs it: whoever sees Done can find the line.
     if (completed) this.log.info(`Update completed for config ${name} and node has been successfully uncordoned`);
     await this.patchAnnotations({ [nodeAnnotations.currentConfig]: name, [nodeAnnotations.state]: 'Done', [nodeAnnotations.reason]: '' });
+    // With the annotation, as upstream's node writer sets them, not after the clean-up below.
+    this.o.metrics?.state('Done', '');
+    this.o.metrics?.updateState(name, '');
     if (journal) await removeJournal(this.o.root);
     if (completed || journal) await this.checkpoint('done', signal);
     if (completed) this.log.info(`In desired config ${name}`);
-    this.o.metrics?.state('Done', '');
-    this.o.metrics?.updateState(name, '');
     return undefined;
   }
 
