@@ -51,6 +51,10 @@ class LazyStoreEvent implements StoreEvent {
 
 export type StoreEventHandler = (ev: StoreEvent) => void;
 
+/** After a watch ends, before it is resubscribed; doubled after each failed resubscription, up to the maximum. */
+const RESUME_MS = 100;
+const MAX_RESUME_MS = 5_000;
+
 /** `/registry/apps/deployments/ns/name` → `apps/deployments`. */
 export function storagePrefixOf(key: string): string {
   // Every stored write passes here: the segments are found without splitting the whole key.
@@ -85,10 +89,29 @@ export class StoreEventSource {
   }
 
   async start(afterRevision: number, signal: AbortSignal): Promise<void> {
-    const run = async (from: number): Promise<void> => {
-      let last = from;
-      await this.store.backend.watch('/registry/', {
-        afterRevision: from,
+    let last = afterRevision;
+    let retryMs = RESUME_MS;
+    // The controllers must never stop seeing events: a watch that ends is resubscribed from
+    // where it was, or, if that history is gone, from now (their queues retry, and their next
+    // events resync them). A failed resubscription (the store busy, say) is tried again, backing
+    // off to a few seconds: given up, this server would never again learn of a CRD or a
+    // namespace another replica creates.
+    const resume = (): void => {
+      if (signal.aborted) return;
+      void run().then(
+        () => (retryMs = RESUME_MS),
+        async (err: unknown) => {
+          if (signal.aborted) return;
+          this.onError(err);
+          if (err instanceof CompactedError) last = await this.store.backend.currentRevision().catch(() => last);
+          setTimeout(resume, retryMs).unref();
+          retryMs = Math.min(retryMs * 2, MAX_RESUME_MS);
+        },
+      );
+    };
+    const run = (): Promise<void> =>
+      this.store.backend.watch('/registry/', {
+        afterRevision: last,
         signal,
         onEvents: (events) => {
           for (const ev of events) {
@@ -96,23 +119,11 @@ export class StoreEventSource {
             this.dispatch(ev);
           }
         },
-        // The controllers must never stop seeing events: resubscribe from where they were, or,
-        // if that history is gone, from now (their queues retry, and their next events resync them).
         onClose: () => {
-          if (signal.aborted) return;
-          const resume = (): void =>
-            void run(last).catch(async (err: unknown) => {
-              this.onError(err);
-              if (err instanceof CompactedError && !signal.aborted) {
-                last = await this.store.backend.currentRevision();
-                setTimeout(resume, 100).unref();
-              }
-            });
-          setTimeout(resume, 100).unref();
+          if (!signal.aborted) setTimeout(resume, RESUME_MS).unref();
         },
       });
-    };
-    await run(afterRevision);
+    await run();
   }
 
   private dispatch(ev: WatchEvent): void {
