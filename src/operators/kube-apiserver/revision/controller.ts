@@ -7,6 +7,8 @@
  * installs a complete, immutable snapshot. A required input that is missing blocks it
  * (`RevisionControllerDegraded=True`, reason `SyncError`): a revision without it could never
  * start. The decisions are `decide.ts`'s; this is the thin shell that reads the cache and writes.
+ * A cut the cache asks for is confirmed by reading the inputs and copies from the API server
+ * (`confirmedDecision`): the cache can show a revision recorded before it shows its copies.
  *
  * One key, the singleton CR: every event on it or on a ConfigMap/Secret of the operand
  * namespace re-checks everything. The names it creates are deterministic, so a stale cache meets
@@ -26,13 +28,13 @@ import {
   revisionStatusName,
   type KubeAPIServerStatus,
 } from '../../../api/operator/index.ts';
-import { errorText, isAlreadyExists } from '../../../runtime/client.ts';
+import { errorText, isAlreadyExists, isNotFound } from '../../../runtime/client.ts';
 import type { ControllerContext, EventSubject } from '../../../runtime/context.ts';
 import { Controller, logSyncFailure } from '../../../runtime/controller.ts';
 import type { DeepReadonly } from '../../../runtime/readonly.ts';
 import { refOf, resources } from '../../../runtime/resources.ts';
 import { statusTargetOf, updateStatus } from '../../../runtime/update-status.ts';
-import { decideRevision, latestReadyRevision, newRevisionMessage, notFoundText, type RevisionInput } from './decide.ts';
+import { confirmedDecision, latestReadyRevision, newRevisionMessage, notFoundText, type DataGetter, type RevisionInput } from './decide.ts';
 
 const NAME = 'revision';
 const CR_NAME = 'cluster';
@@ -67,7 +69,12 @@ export function createRevisionController(ctx: ControllerContext, o: RevisionCont
   const subject: EventSubject = o.eventSubject ?? { apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'kube-apiserver-operator', namespace: kubeAPIServerOperatorNamespace } };
   const labels = { [revisionLabels.controllerInstanceName]: revisionControllerInstanceName };
 
-  const getInput = (kind: RevisionInput['kind'], name: string) => (kind === 'configmap' ? configMaps : secrets).store.get(`${namespace}/${name}`) as DeepReadonly<V1ConfigMap | V1Secret> | undefined;
+  const cachedInput = (kind: RevisionInput['kind'], name: string) => (kind === 'configmap' ? configMaps : secrets).store.get(`${namespace}/${name}`) as DeepReadonly<V1ConfigMap | V1Secret> | undefined;
+  const readInput = (kind: RevisionInput['kind'], name: string): Promise<V1ConfigMap | V1Secret | undefined> =>
+    ctx.client.get<V1ConfigMap | V1Secret>(kind === 'configmap' ? resources.configMaps : resources.secrets, namespace, name).catch((err: unknown) => {
+      if (isNotFound(err)) return undefined;
+      throw err;
+    });
 
   const writeStatus = (cr: DeepReadonly<KubeAPIServer>, change: { latest?: number; degraded?: string }) =>
     updateStatus<Status>(ctx.client, statusTargetOf(kubeAPIServers, cr), (status) => {
@@ -82,8 +89,8 @@ export function createRevisionController(ctx: ControllerContext, o: RevisionCont
     });
 
   /** `<name>-N` with the input's data, owned by `revision-status-N`; written over when a failed attempt left one. */
-  const copyInput = async (input: RevisionInput, revision: number, owner: V1ConfigMap): Promise<void> => {
-    const source = getInput(input.kind, input.name);
+  const copyInput = async (input: RevisionInput, revision: number, owner: V1ConfigMap, get: DataGetter): Promise<void> => {
+    const source = get(input.kind, input.name) as DeepReadonly<V1ConfigMap | V1Secret> | undefined;
     if (!source) {
       if (input.optional) return;
       throw new Error(notFoundText(input, input.name));
@@ -116,7 +123,7 @@ export function createRevisionController(ctx: ControllerContext, o: RevisionCont
   };
 
   /** Returns whether the revision was cut here (false: a ready one already exists, the cache was stale). */
-  const cut = async (revision: number, reason: string): Promise<boolean> => {
+  const cut = async (revision: number, reason: string, get: DataGetter): Promise<boolean> => {
     const statusName = revisionStatusName(revision);
     let status: V1ConfigMap;
     try {
@@ -132,7 +139,7 @@ export function createRevisionController(ctx: ControllerContext, o: RevisionCont
       if (status.metadata?.annotations?.[revisionAnnotations.ready] === 'true') return false;
       // A previous attempt stopped half way: finish it under its first reason.
     }
-    for (const input of o.inputs) await copyInput(input, revision, status);
+    for (const input of o.inputs) await copyInput(input, revision, status, get);
     status.metadata = { ...status.metadata, annotations: { ...status.metadata?.annotations, [revisionAnnotations.ready]: 'true' } };
     await ctx.client.update(resources.configMaps, status);
     return true;
@@ -148,7 +155,7 @@ export function createRevisionController(ctx: ControllerContext, o: RevisionCont
       await writeStatus(cr, { latest: observed });
       return;
     }
-    const decision = decideRevision(o.inputs, recorded, getInput);
+    const { decision, get } = await confirmedDecision(o.inputs, recorded, cachedInput, readInput);
     if (decision.kind === 'current') {
       await writeStatus(cr, {});
       return;
@@ -162,7 +169,7 @@ export function createRevisionController(ctx: ControllerContext, o: RevisionCont
     ctx.recorder.event(subject, 'Normal', 'StartingNewRevision', message);
     let created: boolean;
     try {
-      created = await cut(next, decision.reason);
+      created = await cut(next, decision.reason, get);
     } catch (err) {
       await writeStatus(cr, { degraded: errorText(err) });
       throw err;

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { decideRevision, latestReadyRevision, newRevisionMessage, type DataObject, type RevisionDecision, type RevisionInput } from './decide.ts';
+import { confirmedDecision, decideRevision, latestReadyRevision, newRevisionMessage, type DataGetter, type DataObject, type RevisionDecision, type RevisionInput } from './decide.ts';
 
 const status = (n: number, ready: string | undefined, name = `revision-status-${n}`): DataObject => ({
   metadata: { name, annotations: ready === undefined ? {} : { 'operator.openshift.io/revision-ready': ready } },
@@ -70,4 +70,45 @@ describe('decideRevision', () => {
 
 it('newRevisionMessage quotes the reason as upstream (%q)', () => {
   assert.equal(newRevisionMessage(2, 'required configmap/config has changed'), 'new revision 2 triggered by "required configmap/config has changed"');
+});
+
+describe('confirmedDecision', () => {
+  const inputs: RevisionInput[] = [
+    { kind: 'configmap', name: 'kube-apiserver-pod' },
+    { kind: 'configmap', name: 'config' },
+  ];
+  const objects = (o: Record<string, Record<string, string>>) => new Map<string, DataObject>(Object.entries(o).map(([name, data]) => [`configmap/${name}`, { metadata: { name }, data }]));
+  const getter = (m: Map<string, DataObject>): DataGetter => (kind, name) => m.get(`${kind}/${name}`);
+  const reader = (m: Map<string, DataObject>) => {
+    const reads: string[] = [];
+    return { reads, read: async (kind: RevisionInput['kind'], name: string) => (reads.push(name), m.get(`${kind}/${name}`)) };
+  };
+  const pod = { 'pod.yaml': 'p' };
+  const v3 = { 'config.yaml': '{"v":3}' };
+  const v1 = { 'config.yaml': '{"v":1}' };
+
+  it('cuts nothing when only the cache lacks the latest revision\'s copies (its status seen before its ConfigMaps)', async () => {
+    const cache = objects({ 'kube-apiserver-pod': pod, config: v3, 'kube-apiserver-pod-1': pod, 'config-1': v1 });
+    const live = objects({ 'kube-apiserver-pod': pod, config: v3, 'kube-apiserver-pod-2': pod, 'config-2': v3 });
+    assert.deepEqual(decideRevision(inputs, 2, getter(cache)), { kind: 'new', reason: 'configmaps "kube-apiserver-pod-2" not found' }, 'what the cache alone would do');
+    const { decision } = await confirmedDecision(inputs, 2, getter(cache), reader(live).read);
+    assert.deepEqual(decision, { kind: 'current' });
+  });
+
+  it('a change the API server confirms is cut, copied from what it read rather than from an older cache', async () => {
+    const cache = objects({ 'kube-apiserver-pod': pod, config: { 'config.yaml': '{"v":2}' }, 'kube-apiserver-pod-1': pod, 'config-1': v1 });
+    const live = objects({ 'kube-apiserver-pod': pod, config: v3, 'kube-apiserver-pod-1': pod, 'config-1': v1 });
+    const r = reader(live);
+    const { decision, get } = await confirmedDecision(inputs, 1, getter(cache), r.read);
+    assert.deepEqual(decision, { kind: 'new', reason: 'required configmap/config has changed' });
+    assert.deepEqual(get('configmap', 'config')?.data, v3);
+    assert.deepEqual(r.reads.sort(), ['config', 'config-1', 'kube-apiserver-pod', 'kube-apiserver-pod-1']);
+  });
+
+  it('reads nothing while the cache finds the revision current', async () => {
+    const cache = objects({ 'kube-apiserver-pod': pod, config: v1, 'kube-apiserver-pod-1': pod, 'config-1': v1 });
+    const r = reader(new Map());
+    assert.deepEqual((await confirmedDecision(inputs, 1, getter(cache), r.read)).decision, { kind: 'current' });
+    assert.deepEqual(r.reads, []);
+  });
 });

@@ -77,3 +77,31 @@ export function decideRevision(inputs: readonly RevisionInput[], latest: number,
 
 /** The text of `StartingNewRevision` and `RevisionTriggered`. */
 export const newRevisionMessage = (revision: number, reason: string): string => `new revision ${revision} triggered by ${JSON.stringify(reason)}`;
+
+/** How the decisions read an input or a copy: from the informer cache, or from the API server. */
+export type DataGetter = (kind: RevisionInput['kind'], name: string) => DataObject | undefined;
+
+/**
+ * The decision, with a cut confirmed against the API server. The cache alone can be behind in
+ * one informer and not another: the KubeAPIServer's can show latestAvailableRevision N before
+ * the ConfigMaps' shows N's copies (two watches, maybe through two API server replicas), and a
+ * copy missing only there would cut N+1 with nothing changed, moving every master twice. So a
+ * cut the cache asks for is decided again from live reads of every input and copy, and the
+ * revision is copied from what those reads returned (`get`), never from a cache that may hold
+ * an older input.
+ */
+export async function confirmedDecision(
+  inputs: readonly RevisionInput[],
+  latest: number,
+  cached: DataGetter,
+  read: (kind: RevisionInput['kind'], name: string) => Promise<DataObject | undefined>,
+): Promise<{ decision: RevisionDecision; get: DataGetter }> {
+  const decision = decideRevision(inputs, latest, cached);
+  if (decision.kind !== 'new') return { decision, get: cached };
+  const live = new Map<string, DataObject | undefined>();
+  for (const input of inputs) {
+    for (const name of [input.name, revisionedName(input.name, latest)]) live.set(`${input.kind}/${name}`, await read(input.kind, name));
+  }
+  const get: DataGetter = (kind, name) => live.get(`${kind}/${name}`);
+  return { decision: decideRevision(inputs, latest, get), get };
+}
