@@ -21,7 +21,6 @@ export const PREEMPTION_NOT_HELPFUL = 'Preemption is not helpful for scheduling'
 export const NO_PREEMPTION_VICTIMS = 'No preemption victims found for incoming pod';
 export const PREEMPTION_NEVER = 'not eligible due to preemptionPolicy=Never.';
 
-
 function histogram(reasons: Iterable<string>): string {
   const counts = new Map<string, number>();
   for (const r of reasons) counts.set(r, (counts.get(r) ?? 0) + 1);
