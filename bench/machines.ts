@@ -56,7 +56,7 @@ import { KubeConfig, type KubernetesObject, type V1Node } from '@kubernetes/clie
 import pino from 'pino';
 import { ensureIdentityKubeconfig } from '../src/apiserver/auth/identity-kubeconfig.ts';
 import { configCRDs, Infrastructure } from '../src/api/config/index.ts';
-import { Machine, machineAPICRDs, machineAPINamespace, machineLabels, MachineSet } from '../src/api/machine/index.ts';
+import { Machine, machineAnnotations, machineAPICRDs, machineAPINamespace, machineConditionTypes, machineFinalizer, machineLabels, machinePhases, MachineSet } from '../src/api/machine/index.ts';
 import { findInstanceType } from '../src/cloud/catalog.ts';
 import { createCloud, type Cloud } from '../src/cloud/cloud.ts';
 import { startCloudServer, type CloudServer } from '../src/cloud/server.ts';
@@ -66,6 +66,7 @@ import { CloudClient } from '../src/cloudclient/client.ts';
 import { createNodeHost, type NodeHost } from '../src/node/node-host.ts';
 import { createSimulatedRuntime } from '../src/node/runtimes/simulated.ts';
 import { cloudCredentialsSecret, providerSpecFor, userDataSecret } from '../src/operators/machine-api/providers/shipyard/install.ts';
+import { updateFor } from '../src/operators/machine-api/providers/shipyard/provider.ts';
 import { ApiClient, isNotFound } from '../src/runtime/client.ts';
 import { InformerFactory } from '../src/runtime/informer-factory.ts';
 import type { Informer } from '../src/runtime/informer.ts';
@@ -129,6 +130,8 @@ function informerSource<T extends KubernetesObject>(informer: Informer<T>): Sour
 interface Round {
   cloudUp: number;
   cloudDown: number;
+  floorUp: number;
+  floorDown: number;
   up: number;
   down: number;
   /** When (ms after the scale) the last Machine reached each step. */
@@ -378,6 +381,76 @@ export async function run(): Promise<void> {
       return { up, down, costs: phaseCosts };
     }
 
+    /**
+     * The floor: what the issue requires to be written for each Machine, written by this process
+     * with no controller, every Machine at once and each step right after the last, with two
+     * writes merged wherever one can carry both. Up: the Machine created with its finalizer, the
+     * launch, providerID, addresses and phase Provisioned, the Node (once registered) annotated
+     * and labelled, nodeRef and phase Running. Down: the Machine deleted, phase Deleting with
+     * Drained=True, the Node cordoned, the instance terminated, the Node deleted once it is, the
+     * finalizer dropped. No controller can do its work in fewer requests, so the controllers'
+     * time over the floor's is theirs, and the floor's over the cloud alone's is the issue's.
+     */
+    async function floor(tag: string, n: number): Promise<{ up: number; down: number }> {
+      const names = Array.from({ length: n }, (_, i) => `floor-${tag}-${String(i).padStart(3, '0')}`);
+      const wanted = new Set(names);
+      const floorMachines = (): MachineView[] => machines.store.list().filter((m) => wanted.has(m.metadata?.name ?? ''));
+      /** Resolves once the Node is in this process's cache (the kubelet registered it). */
+      const registered = (name: string): Promise<void> =>
+        new Promise((resolve) => {
+          if (nodes.store.get(name)) return resolve();
+          const off = nodeEvents(() => {
+            if (!nodes.store.get(name)) return;
+            off();
+            resolve();
+          });
+        });
+      const upDone = completion(`${n} floor Machines Running with Ready Nodes`, () => {
+        const ms = floorMachines();
+        return ms.length === n && ms.every((m) => m.status?.phase === 'Running' && isReady(nodes.store.get(m.metadata?.name ?? '')));
+      }, [machineEvents, nodeEvents]);
+      const template = (await api.get<MachineSet>(machineSetsRef, NS, SET)).spec!.template!;
+      const ids = new Map<string, string>();
+      const t0 = performance.now();
+      await Promise.all(
+        names.map(async (name) => {
+          await api.create(machinesRef, { apiVersion: Machine.apiVersion, kind: Machine.kind, metadata: { name, namespace: NS, labels: { [machineLabels.cluster]: INFRA }, finalizers: [machineFinalizer] }, spec: template.spec } as Machine);
+          const instance = await cloudApi.runInstance({ name, type: TYPE, zone: ZONE, userData: USER_DATA });
+          ids.set(name, instance.id);
+          const update = updateFor(instance);
+          await api.patch(machinesRef, NS, name, { metadata: { labels: update.labels, annotations: update.annotations }, spec: { providerID: instance.providerID } });
+          await api.patch(machinesRef, NS, name, { status: { phase: machinePhases.provisioned, addresses: update.addresses, providerStatus: update.providerStatus } }, { type: 'merge', subresource: 'status' });
+          await registered(name);
+          await api.patch(resources.nodes, undefined, name, { metadata: { annotations: { [machineAnnotations.nodeMachine]: `${NS}/${name}` }, labels: { [machineLabels.cluster]: INFRA } } });
+          await api.patch(machinesRef, NS, name, { status: { phase: machinePhases.running, nodeRef: { kind: 'Node', name } } }, { type: 'merge', subresource: 'status' });
+        }),
+      );
+      const up = (await upDone) - t0;
+
+      const gone = new Map<string, () => void>();
+      const offTerminated = theCloud.onChange((i) => {
+        if (i.state === 'terminated') gone.get(i.name)?.();
+      });
+      const downDone = completion('every floor Machine, instance and Node gone', () => floorMachines().length === 0 && alive.size === 0 && nodes.store.list().length === 0, [machineEvents, nodeEvents, cloudEvents]);
+      const now = new Date().toISOString().replace(/\.\d+Z$/, 'Z');
+      const t1 = performance.now();
+      await Promise.all(
+        names.map(async (name) => {
+          const terminated = new Promise<void>((resolve) => gone.set(name, resolve));
+          await api.delete(machinesRef, NS, name);
+          await api.patch(machinesRef, NS, name, { status: { phase: machinePhases.deleting, conditions: [{ type: machineConditionTypes.drained, status: 'True', lastTransitionTime: now }] } }, { type: 'merge', subresource: 'status' });
+          await api.patch(resources.nodes, undefined, name, { spec: { unschedulable: true } });
+          await cloudApi.terminateInstance(ids.get(name)!);
+          await terminated;
+          await api.delete(resources.nodes, undefined, name);
+          await api.patch(machinesRef, NS, name, { metadata: { finalizers: null } });
+        }),
+      );
+      const down = (await downDone) - t1;
+      offTerminated();
+      return { up, down };
+    }
+
     /** The controllers' /metrics, on loopback: their reconciles are the profile of a phase. */
     const metricsPorts = [0, 1, 2].map((i) => port + 1 + i);
     type Reconciles = Map<string, { count: number; seconds: number; requeues: number; errors: number }>;
@@ -508,13 +581,15 @@ export async function run(): Promise<void> {
       const label = warmup ? `warm-up (${n})` : `round ${r}/${ROUNDS}`;
       progress(`${label}: the cloud alone, ${n} instances`);
       const base = await cloudAlone(warmup ? 'w' : String(r), n);
-      progress(`${label}: cloud alone up ${secs(base.up)} s, down ${secs(base.down)} s; starting the controllers`);
+      progress(`${label}: cloud alone up ${secs(base.up)} s, down ${secs(base.down)} s; the floor`);
+      const least = await floor(warmup ? 'w' : String(r), n);
+      progress(`${label}: floor up ${secs(least.up)} s (ratio ${(least.up / base.up).toFixed(2)}), down ${secs(least.down)} s (ratio ${(least.down / base.down).toFixed(2)}); starting the controllers`);
       await startControllers();
       progress(`${label}: controllers ready; scaling ${SET} 0 → ${n} → 0`);
       const ctl = await withControllers(n);
       await stopControllers();
       progress(`${label}: controllers up ${secs(ctl.up)} s (ratio ${(ctl.up / base.up).toFixed(2)}), down ${secs(ctl.down)} s (ratio ${(ctl.down / base.down).toFixed(2)})`);
-      if (!warmup) rounds.push({ cloudUp: base.up, cloudDown: base.down, ...ctl });
+      if (!warmup) rounds.push({ cloudUp: base.up, cloudDown: base.down, floorUp: least.up, floorDown: least.down, ...ctl });
       costs = { cloudUp: base.costs[0]!, cloudDown: base.costs[1]!, up: ctl.costs[0]!, down: ctl.costs[1]!, reconcilesUp: ctl.reconciles[0]!, reconcilesDown: ctl.reconciles[1]! };
     }
 
@@ -541,6 +616,9 @@ export async function run(): Promise<void> {
       `  cost in the last round: cloud alone ${costs!.cloudDown}`,
       `    controllers ${costs!.down}`,
       `  reconciles in the last round: ${costs!.reconcilesDown}`,
+      `floor (the issue's writes for each Machine, by this process, no controllers): up ${list(rounds.map((x) => x.floorUp), secs)} (median ${secs(median(rounds.map((x) => x.floorUp)))} s), down ${list(rounds.map((x) => x.floorDown), secs)} (median ${secs(median(rounds.map((x) => x.floorDown)))} s)`,
+      `floor ÷ cloud alone (the least any controllers could reach): up ${median(rounds.map((x) => x.floorUp / x.cloudUp)).toFixed(3)}, down ${median(rounds.map((x) => x.floorDown / x.cloudDown)).toFixed(3)}`,
+      `controllers ÷ floor (what the controllers add): up ${median(rounds.map((x) => x.up / x.floorUp)).toFixed(3)}, down ${median(rounds.map((x) => x.down / x.floorDown)).toFixed(3)}`,
       `scale-up ratio (controllers ÷ cloud alone, per round): ${list(upRatios, (x) => x.toFixed(2))}; median ${up.toFixed(3)} (target < ${TARGET})`,
       `scale-down ratio (controllers ÷ cloud alone, per round): ${list(downRatios, (x) => x.toFixed(2))}; median ${down.toFixed(3)} (target < ${TARGET})`,
       `machines ratio (the larger of scale-up and scale-down, controllers ÷ cloud alone): ${Math.max(up, down).toFixed(3)} (target < ${TARGET})`,
