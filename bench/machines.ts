@@ -12,12 +12,16 @@
  * ServiceAccount and roles for the controllers, and one worker MachineSet at 0 replicas. The user
  * data is an Ignition config with nothing to fetch: no config server runs here.
  *
- * Each round has two phases, the cloud alone and then the controllers:
+ * Each round has three phases, the cloud alone, the floor and then the controllers:
  * - **Cloud alone.** N instances launched concurrently through the cloud API, with the
  *   MachineSet's instance type, zone and user data; timed from the first request until N Nodes
  *   are Ready. Then all terminated concurrently, each Node deleted by this process as soon as its
  *   instance is terminated (as the machine controller does); timed until every instance is
  *   terminated and every Node gone.
+ * - **Floor.** The writes the issue requires for each Machine, made by this process with no
+ *   controller (`floor()` below lists them): no implementation of the controllers can do with
+ *   fewer requests, so floor ÷ cloud alone is the least ratio any could reach, and controllers ÷
+ *   floor is what these controllers add to it. Printed beside the judged ratio.
  * - **Controllers.** The MachineSet, machine and nodelink controllers as processes through their
  *   images' launchers (`machine-api-operator /machineset-controller`, `/nodelink-controller`,
  *   `machine-controller`), as the ServiceAccount `machine-api-controllers` with the payload's
@@ -206,7 +210,7 @@ export async function run(): Promise<void> {
   const kubeletClients = new Map<string, ApiClient>();
   const rounds: Round[] = [];
   /** What the last round's phases cost (read after each phase: outside every figure). */
-  let costs: Record<'cloudUp' | 'cloudDown' | 'up' | 'down' | 'reconcilesUp' | 'reconcilesDown', string> | undefined;
+  let costs: Record<'cloudUp' | 'cloudDown' | 'floorUp' | 'floorDown' | 'up' | 'down' | 'reconcilesUp' | 'reconcilesDown', string> | undefined;
   let result: string[] | undefined;
   try {
     const port = 20000 + Math.floor(Math.random() * 20000);
@@ -391,7 +395,7 @@ export async function run(): Promise<void> {
      * finalizer dropped. No controller can do its work in fewer requests, so the controllers'
      * time over the floor's is theirs, and the floor's over the cloud alone's is the issue's.
      */
-    async function floor(tag: string, n: number): Promise<{ up: number; down: number }> {
+    async function floor(tag: string, n: number): Promise<{ up: number; down: number; costs: string[] }> {
       const names = Array.from({ length: n }, (_, i) => `floor-${tag}-${String(i).padStart(3, '0')}`);
       const wanted = new Set(names);
       const floorMachines = (): MachineView[] => machines.store.list().filter((m) => wanted.has(m.metadata?.name ?? ''));
@@ -411,6 +415,7 @@ export async function run(): Promise<void> {
       }, [machineEvents, nodeEvents]);
       const template = (await api.get<MachineSet>(machineSetsRef, NS, SET)).spec!.template!;
       const ids = new Map<string, string>();
+      let before = await probe();
       const t0 = performance.now();
       await Promise.all(
         names.map(async (name) => {
@@ -426,6 +431,7 @@ export async function run(): Promise<void> {
         }),
       );
       const up = (await upDone) - t0;
+      const phaseCosts = [await costSince(before, n)];
 
       const gone = new Map<string, () => void>();
       const offTerminated = theCloud.onChange((i) => {
@@ -433,6 +439,7 @@ export async function run(): Promise<void> {
       });
       const downDone = completion('every floor Machine, instance and Node gone', () => floorMachines().length === 0 && alive.size === 0 && nodes.store.list().length === 0, [machineEvents, nodeEvents, cloudEvents]);
       const now = new Date().toISOString().replace(/\.\d+Z$/, 'Z');
+      before = await probe();
       const t1 = performance.now();
       await Promise.all(
         names.map(async (name) => {
@@ -447,8 +454,9 @@ export async function run(): Promise<void> {
         }),
       );
       const down = (await downDone) - t1;
+      phaseCosts.push(await costSince(before, n));
       offTerminated();
-      return { up, down };
+      return { up, down, costs: phaseCosts };
     }
 
     /** The controllers' /metrics, on loopback: their reconciles are the profile of a phase. */
@@ -590,7 +598,7 @@ export async function run(): Promise<void> {
       await stopControllers();
       progress(`${label}: controllers up ${secs(ctl.up)} s (ratio ${(ctl.up / base.up).toFixed(2)}), down ${secs(ctl.down)} s (ratio ${(ctl.down / base.down).toFixed(2)})`);
       if (!warmup) rounds.push({ cloudUp: base.up, cloudDown: base.down, floorUp: least.up, floorDown: least.down, ...ctl });
-      costs = { cloudUp: base.costs[0]!, cloudDown: base.costs[1]!, up: ctl.costs[0]!, down: ctl.costs[1]!, reconcilesUp: ctl.reconciles[0]!, reconcilesDown: ctl.reconciles[1]! };
+      costs = { cloudUp: base.costs[0]!, cloudDown: base.costs[1]!, floorUp: least.costs[0]!, floorDown: least.costs[1]!, up: ctl.costs[0]!, down: ctl.costs[1]!, reconcilesUp: ctl.reconciles[0]!, reconcilesDown: ctl.reconciles[1]! };
     }
 
     // ---- figures ----
@@ -608,12 +616,14 @@ export async function run(): Promise<void> {
       `controllers, scale 0 → ${COUNT} to every Machine Running with a Ready Node: ${list(rounds.map((x) => x.up), secs)} (median ${secs(median(rounds.map((x) => x.up)))} s)`,
       `  the last Machine (median over rounds): ${stepsLine((x) => x.upSteps)}`,
       `  cost in the last round: cloud alone ${costs!.cloudUp}`,
+      `    floor ${costs!.floorUp}`,
       `    controllers ${costs!.up}`,
       `  reconciles in the last round: ${costs!.reconcilesUp}`,
       `cloud alone, terminate to every instance terminated and Node deleted: ${list(rounds.map((x) => x.cloudDown), secs)} (median ${secs(median(rounds.map((x) => x.cloudDown)))} s)`,
       `controllers, scale ${COUNT} → 0 to every Machine, instance and Node gone: ${list(rounds.map((x) => x.down), secs)} (median ${secs(median(rounds.map((x) => x.down)))} s)`,
       `  the last Machine (median over rounds): ${stepsLine((x) => x.downSteps)}`,
       `  cost in the last round: cloud alone ${costs!.cloudDown}`,
+      `    floor ${costs!.floorDown}`,
       `    controllers ${costs!.down}`,
       `  reconciles in the last round: ${costs!.reconcilesDown}`,
       `floor (the issue's writes for each Machine, by this process, no controllers): up ${list(rounds.map((x) => x.floorUp), secs)} (median ${secs(median(rounds.map((x) => x.floorUp)))} s), down ${list(rounds.map((x) => x.floorDown), secs)} (median ${secs(median(rounds.map((x) => x.floorDown)))} s)`,
