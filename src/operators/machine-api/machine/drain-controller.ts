@@ -177,7 +177,8 @@ export function createDrainController(ctx: ControllerContext, o: DrainController
     observer: ctx.metrics?.forController(DRAIN_CONTROLLER),
     onError: logSyncFailure(logger, 'drain sync failed'),
   });
-  controller.watch(machines);
+  // Only Machines being deleted: the others are every write of a scale-up, each a pass that would do nothing.
+  controller.watch(machines, (m) => !!m.metadata?.deletionTimestamp);
   machines.on('delete', (m) => drained.delete(m.metadata?.uid ?? ''));
   return controller;
 }
