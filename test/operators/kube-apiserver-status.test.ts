@@ -107,8 +107,9 @@ describe('kube-apiserver status controller (API server, FakeClock)', () => {
       { name: 'operator', version: '0.1.0' },
       { name: 'kube-apiserver', version: '1.30.0' },
     ]);
-    assert.equal((await cr()).status?.nodesAtLatestRevision, '2/2');
     assert.equal((await coCondition('Progressing'))?.status, 'False');
+    // The CR's status is written after the ClusterOperator's, in the same pass: waited for, not read once.
+    await until('nodesAtLatestRevision 2/2', async () => (await cr()).status?.nodesAtLatestRevision === '2/2', SLOW);
     await until('OperatorVersionChanged', async () => (await events(OPERATOR_NS, 'OperatorVersionChanged')).some((m) => m === 'clusteroperator/kube-apiserver version "operator" changed from "" to "0.1.0"'), SLOW);
   });
 
