@@ -60,6 +60,7 @@ import { KubeConfig, type KubernetesObject, type V1Node } from '@kubernetes/clie
 import pino from 'pino';
 import { ensureIdentityKubeconfig } from '../src/apiserver/auth/identity-kubeconfig.ts';
 import { configCRDs, Infrastructure } from '../src/api/config/index.ts';
+import { formatTimestamp } from '../src/api/time.ts';
 import { Machine, machineAnnotations, machineAPICRDs, machineAPINamespace, machineConditionTypes, machineFinalizer, machineLabels, machinePhases, MachineSet } from '../src/api/machine/index.ts';
 import { findInstanceType } from '../src/cloud/catalog.ts';
 import { createCloud, type Cloud } from '../src/cloud/cloud.ts';
@@ -417,7 +418,7 @@ export async function run(): Promise<void> {
       const ids = new Map<string, string>();
       let before = await probe();
       const t0 = performance.now();
-      await Promise.all(
+      const upSteps = Promise.all(
         names.map(async (name) => {
           await api.create(machinesRef, { apiVersion: Machine.apiVersion, kind: Machine.kind, metadata: { name, namespace: NS, labels: { [machineLabels.cluster]: INFRA }, finalizers: [machineFinalizer] }, spec: template.spec } as Machine);
           const instance = await cloudApi.runInstance({ name, type: TYPE, zone: ZONE, userData: USER_DATA });
@@ -430,7 +431,8 @@ export async function run(): Promise<void> {
           await api.patch(machinesRef, NS, name, { status: { phase: machinePhases.running, nodeRef: { kind: 'Node', name } } }, { type: 'merge', subresource: 'status' });
         }),
       );
-      const up = (await upDone) - t0;
+      // Together: a step that fails, or a wait the deadline ends, ends the phase at once.
+      const up = (await Promise.all([upSteps, upDone]))[1] - t0;
       const phaseCosts = [await costSince(before, n)];
 
       const gone = new Map<string, () => void>();
@@ -438,10 +440,10 @@ export async function run(): Promise<void> {
         if (i.state === 'terminated') gone.get(i.name)?.();
       });
       const downDone = completion('every floor Machine, instance and Node gone', () => floorMachines().length === 0 && alive.size === 0 && nodes.store.list().length === 0, [machineEvents, nodeEvents, cloudEvents]);
-      const now = new Date().toISOString().replace(/\.\d+Z$/, 'Z');
+      const now = formatTimestamp(new Date());
       before = await probe();
       const t1 = performance.now();
-      await Promise.all(
+      const downSteps = Promise.all(
         names.map(async (name) => {
           const terminated = new Promise<void>((resolve) => gone.set(name, resolve));
           await api.delete(machinesRef, NS, name);
@@ -453,7 +455,7 @@ export async function run(): Promise<void> {
           await api.patch(machinesRef, NS, name, { metadata: { finalizers: null } });
         }),
       );
-      const down = (await downDone) - t1;
+      const down = (await Promise.all([downSteps, downDone]))[1] - t1;
       phaseCosts.push(await costSince(before, n));
       offTerminated();
       return { up, down, costs: phaseCosts };
