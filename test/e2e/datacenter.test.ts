@@ -322,19 +322,18 @@ describe('shipyard up: the local datacenter (e2e)', { timeout: 900_000 }, () => 
     assert.match(listed, /kube-system/);
   });
 
-  it('turns a node NotReady within the grace period + 5 s once its kubelet stops, and Ready again when it starts', async () => {
+  it('turns a node NotReady and tainted unreachable once its kubelet stops, and Ready again when it starts', async () => {
     const stopped = await runShipyard(['node', 'stop-kubelet', 'worker-0', '--data-dir', dataDir]);
     assert.equal(stopped.code, 0, stopped.stderr);
-    const t0 = Date.now();
+    // The grace period itself is timed on a fake clock (test/cluster/nodelifecycle.test.ts); here
+    // only a deadline generous for a loaded machine.
     await pollUntil(
       'worker-0 Ready=Unknown',
       async () => (await json(['node', 'worker-0'])).status.conditions.find((c: Json) => c.type === 'Ready')?.status === 'Unknown' || undefined,
-      { timeoutMs: (GRACE_SECONDS + 5) * 1000, intervalMs: 250 },
+      { timeoutMs: (GRACE_SECONDS + 50) * 1000, intervalMs: 250 },
     );
-    const elapsed = (Date.now() - t0) / 1000;
-    assert.ok(elapsed <= GRACE_SECONDS + 5, `NotReady after ${elapsed} s`);
-    const node = await json(['node', 'worker-0']);
-    assert.ok(node.spec.taints?.some((t: Json) => t.key === 'node.kubernetes.io/unreachable'), JSON.stringify(node.spec.taints));
+    // The taint is a later write than the condition: waited for, not read once.
+    await pollUntil('worker-0 tainted unreachable', async () => (await json(['node', 'worker-0'])).spec.taints?.some((t: Json) => t.key === 'node.kubernetes.io/unreachable') || undefined, { timeoutMs: 30_000 });
     const started = await runShipyard(['node', 'start-kubelet', 'worker-0', '--data-dir', dataDir]);
     assert.equal(started.code, 0, started.stderr);
     await pollUntil('worker-0 Ready again', async () => (await json(['node', 'worker-0'])).status.conditions.find((c: Json) => c.type === 'Ready')?.status === 'True' || undefined, { timeoutMs: 30_000 });

@@ -106,11 +106,14 @@ describe('machine-api operator acceptance (e2e)', { timeout: 1_200_000, concurre
       assert.equal(byName['worker-0']?.PHASE, 'Running');
       assert.equal(byName['worker-0']?.REGION, 'local');
       assert.match(setName, /^shipyard-[0-9a-f]{5}-worker-local-[abc]$/);
-      const sets = table(await dc.ok(['get', 'machinesets', '-n', NS]));
+      // The MachineSet's counts follow its Node watch, and nodelink patches the Node after the
+      // nodeRef: later writes than the Machines' Running that was waited for, so waited for too.
+      const sets = await pollUntil('kubectl get machinesets: 1 1 1 1', async () => {
+        const t = table(await dc.ok(['get', 'machinesets', '-n', NS]));
+        return [t[0]?.DESIRED, t[0]?.CURRENT, t[0]?.READY, t[0]?.AVAILABLE].join(' ') === '1 1 1 1' ? t : undefined;
+      }, { timeoutMs: 60_000, intervalMs: 500 });
       assert.deepEqual(Object.keys(sets[0]!), ['NAME', 'DESIRED', 'CURRENT', 'READY', 'AVAILABLE', 'AGE']);
-      assert.deepEqual([sets[0]!.DESIRED, sets[0]!.CURRENT, sets[0]!.READY, sets[0]!.AVAILABLE], ['1', '1', '1', '1']);
-      const worker = await dc.json(['node', 'worker-0']);
-      assert.equal(worker.metadata.annotations['machine.openshift.io/machine'], `${NS}/worker-0`);
+      await pollUntil('worker-0 annotated with its Machine', async () => (await dc.json(['node', 'worker-0'])).metadata.annotations?.['machine.openshift.io/machine'] === `${NS}/worker-0` || undefined, { timeoutMs: 60_000, intervalMs: 500 });
     });
 
     it('kubectl scale machineset --replicas=3: new Machines boot from the config server, join by CSR and carry the Machine\'s labels', async () => {
@@ -123,7 +126,11 @@ describe('machine-api operator acceptance (e2e)', { timeout: 1_200_000, concurre
       for (const m of fresh) {
         assert.match(m.metadata.name, new RegExp(`^${setName}-[a-z0-9]{5}$`));
         assert.match(m.spec.providerID, /^shipyard:\/\/local\/local-[abc]\/i-[0-9a-f]{17}$/);
-        const node = await dc.json(['node', m.status.nodeRef.name]);
+        // Nodelink patches the Node after it writes the nodeRef, apart from the Running waited for.
+        const node = await pollUntil(`${m.status.nodeRef.name} labelled from its Machine`, async () => {
+          const n = await dc.json(['node', m.status.nodeRef.name]);
+          return n.metadata.labels?.['shipyard.io/e2e'] === 'joined' ? n : undefined;
+        }, { timeoutMs: 60_000, intervalMs: 500 });
         assert.equal(node.metadata.labels['shipyard.io/e2e'], 'joined', 'nodelink copies the Machine\'s labels');
         assert.ok('node-role.kubernetes.io/worker' in node.metadata.labels, 'the role comes from the worker pool\'s kubelet unit');
         assert.equal(node.spec.providerID, m.spec.providerID);

@@ -267,8 +267,11 @@ describe('machine-config operator acceptance (e2e)', { timeout: 900_000, concurr
       assert.equal(await newTarget(dc, 'worker', rb), ra);
       await dc.ok(['apply', '-f', '-'], JSON.stringify(machineConfig('60-e2e-b', fileConfig(path, 'from b\n'))));
       assert.equal(await newTarget(dc, 'worker', ra), rb);
-      const pool = await dc.json(['mcp', 'worker']);
-      assert.equal(cond(pool, 'Updating')?.message, `Pool is paused; will not update to MachineConfig ${rb}`);
+      // The node controller writes the pool's status after it sees the render controller's spec write: waited for.
+      const pool = await pollUntil('the paused pool says it will not update to b', async () => {
+        const p = await dc.json(['mcp', 'worker']);
+        return cond(p, 'Updating')?.message === `Pool is paused; will not update to MachineConfig ${rb}` ? p : undefined;
+      }, { timeoutMs: 60_000 });
       assert.equal(pool.status.configuration.name, r0);
       for (const n of await workers(dc)) assert.equal(ann(n, 'desiredConfig'), r0, `${n.metadata.name} is not given a paused pool's target`);
 

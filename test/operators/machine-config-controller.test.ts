@@ -325,7 +325,11 @@ describe('machine-config-controller against a real API server', { timeout: 600_0
     assert.match(fileOf(await getMc('01-worker-kubelet'), '/etc/kubernetes/kubelet.conf') ?? '', /maxPods: 250/);
     const keys = (mc: MachineConfig) => (mc.spec.config as unknown as IgnitionConfig).passwd?.users?.[0]?.sshAuthorizedKeys;
     assert.deepEqual(keys(await getMc('99-worker-ssh')), [KEY_1]);
-    const cc = await admin.get<ControllerConfig>(resources.controllerConfigs, undefined, 'machine-config-controller');
+    // The status is written after the configs waited for above.
+    const cc = await until('TemplateControllerCompleted', async () => {
+      const c = await admin.get<ControllerConfig>(resources.controllerConfigs, undefined, 'machine-config-controller');
+      return c.status?.conditions?.some((x) => x.type === 'TemplateControllerCompleted' && x.status === 'True') ? c : undefined;
+    }, SLOW);
     assert.equal(cc.status?.conditions?.find((c) => c.type === 'TemplateControllerCompleted')?.status, 'True');
     assert.equal(cc.status?.observedGeneration, 1);
 

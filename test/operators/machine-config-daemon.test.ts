@@ -108,15 +108,18 @@ describe('machine-config-daemon on a real API server and node root', () => {
       `Rebooting node into config ${name(B)} (file /usr/local/bin/kubeinit_kubevirt_extra_config_script changed)`,
     ]);
 
+    // Recorded through the daemon's queue just before the reboot request; the reboot stops the
+    // daemon, and a stopping recorder drops what it has not sent: seen before rebooting.
+    await until('the Reboot event', async () => (await n.events('Reboot')).some((e) => e.message === `Node will reboot into config ${name(B)}` && e.source?.component === 'machineconfigdaemon'));
     await n.reboot();
     await until('Done at B after the reboot', () => n.doneAt(B));
     const node = await n.node();
     assert.equal(node.spec?.unschedulable, undefined, 'uncordoned');
     assert.equal(node.metadata?.annotations?.[nodeAnnotations.reason], '');
     assert.equal(node.status?.nodeInfo?.bootID, 'boot-2');
-    assert.equal(await readJournal(n.root), undefined, 'the journal is gone');
+    // Removed just after the Done patch: looked at until it is gone.
+    await until('the journal is gone', async () => (await readJournal(n.root)) === undefined);
     assert.ok(n.log.has(`Update completed for config ${name(B)} and node has been successfully uncordoned`));
-    assert.ok((await n.events('Reboot')).some((e) => e.message === `Node will reboot into config ${name(B)}` && e.source?.component === 'machineconfigdaemon'));
     // Set just after the Done patch that made doneAt true: looked at until it shows.
     await until('mcd_state Done', async () => /mcd_state\{state="Done",reason=""\} 1/.test(await n.metrics.registry.getSingleMetricAsString('mcd_state')));
     assert.match(await n.metrics.registry.getSingleMetricAsString('mcd_reboots_requested_total'), /mcd_reboots_requested_total 1/);
@@ -132,7 +135,7 @@ describe('machine-config-daemon on a real API server and node root', () => {
     assert.equal(await n.file('home/core/.ssh/authorized_keys.d/ignition'), `${KEY_1}\n${KEY_2}\n`);
     assert.ok(n.log.has('Update prepared; changes do not require drain, skipping'), n.log.lines.join('\n'));
     assert.ok(!n.log.lines.some((l) => l.startsWith('Rebooting node')));
-    assert.equal(await readJournal(n.root), undefined);
+    await until('the journal is gone', async () => (await readJournal(n.root)) === undefined);
   });
 
   it('a drain a PodDisruptionBudget blocks: Degraded naming node, pod and budget; retried, it finishes alone once the budget allows', async () => {
@@ -288,8 +291,8 @@ describe('machine-config-daemon on a real API server and node root', () => {
         assert.equal(await n.file('usr/local/bin/kubeinit_kubevirt_extra_config_script'), SCRIPT);
         assert.equal(await n.file('etc/motd'), 'managed by the machine-config operator\n');
         assert.equal((await readCurrentConfig(n.root))?.metadata.name, name(B));
-        assert.equal(await readJournal(n.root), undefined);
-        assert.equal(existsSync(join(n.root, journalPath)), false);
+        // Removed just after the Done patch that converge waited for.
+        await until('the journal is gone', async () => (await readJournal(n.root)) === undefined && !existsSync(join(n.root, journalPath)));
         assert.ok(existsSync(join(n.root, currentConfigPath)));
         assert.equal(readRebootRequest(n.root), undefined);
       });

@@ -160,7 +160,11 @@ describe('machine-config operator against a real API server', { timeout: 180_000
   });
 
   it('reports Bootstrapping until everything has rolled out and the master pool is Updated; then the release\'s versions', async () => {
-    const bootstrapping = await until('the ClusterOperator written', co, 30_000);
+    // Created, then its status written in a second request: waited for with its conditions.
+    const bootstrapping = await until('the ClusterOperator written', async () => {
+      const c = await co();
+      return c && cond(c, 'Available') ? c : undefined;
+    }, 30_000);
     assert.equal(cond(bootstrapping, 'Available')?.status, 'False');
     assert.equal(cond(bootstrapping, 'Available')?.reason, 'Bootstrapping');
     assert.equal(cond(bootstrapping, 'Progressing')?.message, `Cluster is bootstrapping ${VERSION}`);

@@ -324,7 +324,8 @@ describe('machine controller (real API server, FakeClock, test provider)', { tim
     provider.finishTermination('m-drain');
     await settle('m-drain gone', () => gone('m-drain'), 5000);
     assert.equal(await nodeOf('worker-d'), undefined, 'the Node is deleted');
-    assert.ok((await events('m-drain')).includes('Drained: Node "worker-d" drained'));
+    // Sent through the recorder's queue, apart from the status writes waited for above.
+    await until('the Drained event', async () => (await events('m-drain')).includes('Drained: Node "worker-d" drained'), SLOW);
   });
 
   it('lifecycle hooks: preDrain holds the drain, preTerminate the termination, each until removed', async () => {
