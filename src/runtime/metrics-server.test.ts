@@ -101,7 +101,7 @@ describe('metrics server', () => {
 
   it('takes only host:port with a loopback host', () => {
     assert.deepEqual(parseMetricsAddress('127.128.3.7:9001'), { host: '127.128.3.7', port: 9001 });
-    for (const bad of ['0.0.0.0:9001', ':9001', '10.0.0.1:9001', '127.0.0.1', '127.0.0.256:1', 'localhost:9001']) {
+    for (const bad of ['0.0.0.0:9001', ':9001', '192.0.2.1:9001', '127.0.0.1', '127.0.0.256:1', 'localhost:9001']) {
       assert.throws(() => parseMetricsAddress(bad), /127\.0\.0\.0\/8/, bad);
     }
   });

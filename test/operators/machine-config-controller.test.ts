@@ -558,7 +558,7 @@ describe('machine-config-controller against a real API server', { timeout: 600_0
     }, SLOW);
     assert.deepEqual(status.conditions?.map((c) => [c.type, c.status, c.message]), [['Success', 'True', 'Success']]);
 
-    await admin.create(resources.kubeletConfigs, kc('bad-dns', { clusterDNS: ['10.0.0.10'] }));
+    await admin.create(resources.kubeletConfigs, kc('bad-dns', { clusterDNS: ['192.0.2.10'] }));
     const refused = await until('refused KubeletConfig status', async () => {
       const got = await admin.get<KubeletConfig>(resources.kubeletConfigs, undefined, 'bad-dns');
       return got.status?.conditions?.length ? got.status : undefined;

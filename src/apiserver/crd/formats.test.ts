@@ -7,7 +7,7 @@ const cases: Array<{ format: string; valid: string[]; invalid: string[] }> = [
   { format: 'hostname', valid: ['example.com', 'localhost'], invalid: ['-bad-.com', 'a..b'] },
   { format: 'ipv4', valid: ['127.0.0.1', '127.000.0.01'], invalid: ['127.0.0', '256.0.0.1', '::1'] },
   { format: 'ipv6', valid: ['::1', 'fe80::1'], invalid: ['127.0.0.1', 'xyz'] },
-  { format: 'cidr', valid: ['127.0.0.0/8', 'fd00::/64'], invalid: ['127.0.0.0', '127.0.0.0/33'] },
+  { format: 'cidr', valid: ['127.0.0.0/8', '2001:db8::/64'], invalid: ['127.0.0.0', '127.0.0.0/33'] },
   { format: 'mac', valid: ['01:23:45:67:89:ab', '01-23-45-67-89-AB', '0123.4567.89ab'], invalid: ['01:23:45'] },
   { format: 'uuid', valid: ['123e4567-e89b-12d3-a456-426614174000', '123E4567E89B12D3A456426614174000'], invalid: ['123'] },
   { format: 'uuid4', valid: ['123e4567-e89b-42d3-a456-426614174000'], invalid: ['123e4567-e89b-12d3-a456-426614174000'] },

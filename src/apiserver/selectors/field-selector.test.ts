@@ -118,7 +118,7 @@ describe('field accessors', () => {
   const cases: Array<{ name: string; accessors: Record<string, (o: unknown) => string | undefined>; field: string; obj: unknown; expected: string | undefined }> = [
     { name: 'pod host network set', accessors: podFieldAccessors, field: 'spec.hostNetwork', obj: { spec: { hostNetwork: true } }, expected: 'true' },
     { name: 'pod host network unset', accessors: podFieldAccessors, field: 'spec.hostNetwork', obj: { spec: {} }, expected: 'false' },
-    { name: 'pod IP from podIPs', accessors: podFieldAccessors, field: 'status.podIP', obj: { status: { podIP: '127.128.0.1', podIPs: [{ ip: '127.128.0.1' }, { ip: 'fd00::1' }] } }, expected: '127.128.0.1' },
+    { name: 'pod IP from podIPs', accessors: podFieldAccessors, field: 'status.podIP', obj: { status: { podIP: '127.128.0.1', podIPs: [{ ip: '127.128.0.1' }, { ip: '2001:db8::1' }] } }, expected: '127.128.0.1' },
     { name: 'pod IP without podIPs', accessors: podFieldAccessors, field: 'status.podIP', obj: { status: { podIP: '127.128.0.2' } }, expected: '127.128.0.2' },
     { name: 'pod restart policy', accessors: podFieldAccessors, field: 'spec.restartPolicy', obj: { spec: { restartPolicy: 'Never' } }, expected: 'Never' },
     { name: 'pod scheduler', accessors: podFieldAccessors, field: 'spec.schedulerName', obj: { spec: { schedulerName: 'default-scheduler' } }, expected: 'default-scheduler' },

@@ -138,7 +138,7 @@ printerSuite('endpoints table', endpointsTableConvertor, ['Name', 'Endpoints', '
     obj: { metadata: meta('big'), subsets: [subset(['127.1.0.1', '127.128.0.2', '127.128.0.3'], [80, 443]), subset(['127.128.1.1'], [8080])] },
     cells: ['big', '127.1.0.1:80,127.128.0.2:80,127.128.0.3:80 + 4 more...', '5m'],
   },
-  { name: 'IPv6 in brackets', obj: { metadata: meta('v6'), subsets: [subset(['fd00::1'], [80])] }, cells: ['v6', '[fd00::1]:80', '5m'] },
+  { name: 'IPv6 in brackets', obj: { metadata: meta('v6'), subsets: [subset(['2001:db8::1'], [80])] }, cells: ['v6', '[2001:db8::1]:80', '5m'] },
   { name: 'headless without ports', obj: { metadata: meta('hl'), subsets: [{ addresses: [{ ip: '127.128.0.7' }] }] }, cells: ['hl', '127.128.0.7', '5m'] },
   { name: 'no subsets', obj: { metadata: meta('none') }, cells: ['none', '<none>', '5m'] },
 ]);

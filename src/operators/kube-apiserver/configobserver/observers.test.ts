@@ -55,12 +55,12 @@ describe('kube-apiserver config observers', () => {
       const ep = hostEtcd({
         metadata: { annotations: { 'alpha.installer.openshift.io/dns-suffix': 'cluster.example.com' } },
         subsets: [
-          { addresses: [{ ip: '192.0.2.1', hostname: 'etcd-0' }, { ip: '10.0.0.2' }], ports: [{ name: 'etcd', port: 2379 }] },
-          { addresses: [{ ip: 'fd00::3' }], ports: [{ name: 'other', port: 4001 }] },
+          { addresses: [{ ip: '192.0.2.1', hostname: 'etcd-0' }, { ip: '192.0.2.2' }], ports: [{ name: 'etcd', port: 2379 }] },
+          { addresses: [{ ip: '2001:db8::3' }], ports: [{ name: 'other', port: 4001 }] },
         ],
       });
       assert.deepEqual(observeStorageURLs(listers({ endpoints: [ep] }), recorder(), {}), {
-        config: { storageConfig: { urls: ['https://etcd-0.cluster.example.com:2379', 'https://10.0.0.2:2379', 'https://[fd00::3]:4001'] } },
+        config: { storageConfig: { urls: ['https://etcd-0.cluster.example.com:2379', 'https://192.0.2.2:2379', 'https://[2001:db8::3]:4001'] } },
         errors: [],
       });
     });

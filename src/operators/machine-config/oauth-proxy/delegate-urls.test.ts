@@ -23,7 +23,7 @@ describe('oauth-proxy delegate URLs', () => {
   it('upstreams: a Unix socket or a loopback address, nothing else', () => {
     assert.deepEqual(parseUpstream('unix:///var/run/mcd/metrics.sock'), { socketPath: '/var/run/mcd/metrics.sock' });
     assert.deepEqual(parseUpstream('http://127.1.0.3:8797'), { host: '127.1.0.3', port: 8797 });
-    assert.throws(() => parseUpstream('http://10.0.0.1:8797'), /must be unix:\/\/\/path or http:\/\/<127\.x\.y\.z>:<port>/);
+    assert.throws(() => parseUpstream('http://192.0.2.1:8797'), /must be unix:\/\/\/path or http:\/\/<127\.x\.y\.z>:<port>/);
     assert.throws(() => parseUpstream('unix://relative.sock'), /must be absolute/);
   });
 });
