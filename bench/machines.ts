@@ -167,9 +167,9 @@ export async function run(): Promise<void> {
   }
 
   /**
-   * Resolves with performance.now() at the first change after which `cond` holds (checked on
-   * every change of `sources`, and every 250 ms in case a change came from elsewhere). Set up
-   * before the action it times, so no change is missed.
+   * Resolves with performance.now() at the first change after which `cond` holds (checked at
+   * once, on every change of `sources`, and every 250 ms in case a change came from elsewhere).
+   * Set up before the action it times, so no change is missed.
    */
   function completion(what: string, cond: () => boolean, sources: readonly Source[]): Promise<number> {
     return new Promise((resolve, reject) => {
@@ -201,6 +201,7 @@ export async function run(): Promise<void> {
       const timer = setInterval(check, 250);
       const deadline = setTimeout(() => finish(() => reject(new Error(`timed out after ${PHASE_TIMEOUT_MS / 1000} s waiting for ${what}`))), PHASE_TIMEOUT_MS);
       for (const s of sources) offs.push(s(check));
+      check();
     });
   }
 
@@ -400,16 +401,6 @@ export async function run(): Promise<void> {
       const names = Array.from({ length: n }, (_, i) => `floor-${tag}-${String(i).padStart(3, '0')}`);
       const wanted = new Set(names);
       const floorMachines = (): MachineView[] => machines.store.list().filter((m) => wanted.has(m.metadata?.name ?? ''));
-      /** Resolves once the Node is in this process's cache (the kubelet registered it). */
-      const registered = (name: string): Promise<void> =>
-        new Promise((resolve) => {
-          if (nodes.store.get(name)) return resolve();
-          const off = nodeEvents(() => {
-            if (!nodes.store.get(name)) return;
-            off();
-            resolve();
-          });
-        });
       const upDone = completion(`${n} floor Machines Running with Ready Nodes`, () => {
         const ms = floorMachines();
         return ms.length === n && ms.every((m) => m.status?.phase === 'Running' && isReady(nodes.store.get(m.metadata?.name ?? '')));
@@ -426,7 +417,7 @@ export async function run(): Promise<void> {
           const update = updateFor(instance);
           await api.patch(machinesRef, NS, name, { metadata: { labels: update.labels, annotations: update.annotations }, spec: { providerID: instance.providerID } });
           await api.patch(machinesRef, NS, name, { status: { phase: machinePhases.provisioned, addresses: update.addresses, providerStatus: update.providerStatus } }, { type: 'merge', subresource: 'status' });
-          await registered(name);
+          await completion(`Node ${name} registered`, () => !!nodes.store.get(name), [nodeEvents]);
           await api.patch(resources.nodes, undefined, name, { metadata: { annotations: { [machineAnnotations.nodeMachine]: `${NS}/${name}` }, labels: { [machineLabels.cluster]: INFRA } } });
           await api.patch(machinesRef, NS, name, { status: { phase: machinePhases.running, nodeRef: { kind: 'Node', name } } }, { type: 'merge', subresource: 'status' });
         }),

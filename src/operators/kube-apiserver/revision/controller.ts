@@ -28,7 +28,7 @@ import {
   revisionStatusName,
   type KubeAPIServerStatus,
 } from '../../../api/operator/index.ts';
-import { errorText, isAlreadyExists, isNotFound } from '../../../runtime/client.ts';
+import { errorText, isAlreadyExists } from '../../../runtime/client.ts';
 import type { ControllerContext, EventSubject } from '../../../runtime/context.ts';
 import { Controller, logSyncFailure } from '../../../runtime/controller.ts';
 import type { DeepReadonly } from '../../../runtime/readonly.ts';
@@ -71,10 +71,7 @@ export function createRevisionController(ctx: ControllerContext, o: RevisionCont
 
   const cachedInput = (kind: RevisionInput['kind'], name: string) => (kind === 'configmap' ? configMaps : secrets).store.get(`${namespace}/${name}`) as DeepReadonly<V1ConfigMap | V1Secret> | undefined;
   const readInput = (kind: RevisionInput['kind'], name: string): Promise<V1ConfigMap | V1Secret | undefined> =>
-    ctx.client.get<V1ConfigMap | V1Secret>(kind === 'configmap' ? resources.configMaps : resources.secrets, namespace, name).catch((err: unknown) => {
-      if (isNotFound(err)) return undefined;
-      throw err;
-    });
+    ctx.client.getIfExists<V1ConfigMap | V1Secret>(kind === 'configmap' ? resources.configMaps : resources.secrets, namespace, name);
 
   const writeStatus = (cr: DeepReadonly<KubeAPIServer>, change: { latest?: number; degraded?: string }) =>
     updateStatus<Status>(ctx.client, statusTargetOf(kubeAPIServers, cr), (status) => {

@@ -98,10 +98,8 @@ export async function confirmedDecision(
 ): Promise<{ decision: RevisionDecision; get: DataGetter }> {
   const decision = decideRevision(inputs, latest, cached);
   if (decision.kind !== 'new') return { decision, get: cached };
-  const live = new Map<string, DataObject | undefined>();
-  for (const input of inputs) {
-    for (const name of [input.name, revisionedName(input.name, latest)]) live.set(`${input.kind}/${name}`, await read(input.kind, name));
-  }
+  const names = inputs.flatMap((input) => [input.name, revisionedName(input.name, latest)].map((name) => [input.kind, name] as const));
+  const live = new Map(await Promise.all(names.map(async ([kind, name]) => [`${kind}/${name}`, await read(kind, name)] as const)));
   const get: DataGetter = (kind, name) => live.get(`${kind}/${name}`);
   return { decision: decideRevision(inputs, latest, get), get };
 }
